@@ -1,0 +1,83 @@
+"""The seam between the environment and whatever runs the brokers.
+
+The environment decides the network plan (which proxied addresses each cluster must advertise) and asks a
+backend for cluster nodes that follow it. The embedded backend runs local processes; a Docker or an
+"existing clusters" backend implements the same two protocols.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Protocol
+
+from .topology import ClusterSpec
+
+INTERNAL_LISTENER = "internal"
+CLIENT_LISTENER = "external"
+
+
+def replication_listener(source: str) -> str:
+    """The listener a cluster advertises to the replicator of ``source`` (one per incoming link)."""
+    return "from_" + source.replace("-", "_")
+
+
+@dataclass(frozen=True)
+class ListenerPlan:
+    """Ports a cluster must advertise: its own, the client proxy, and one proxy per incoming replication link."""
+
+    broker_port: int
+    web_port: int
+    client_proxy_port: int
+    replication_proxy_ports: Mapping[str, int]  # source cluster -> proxy port into this cluster
+
+    def advertised_listeners(self, host: str) -> str:
+        listeners = [
+            f"{INTERNAL_LISTENER}:pulsar://{host}:{self.broker_port}",
+            f"{CLIENT_LISTENER}:pulsar://{host}:{self.client_proxy_port}",
+        ]
+        listeners += [
+            f"{replication_listener(src)}:pulsar://{host}:{port}"
+            for src, port in self.replication_proxy_ports.items()
+        ]
+        return ",".join(listeners)
+
+
+class ClusterNode(Protocol):
+    """A running (or stopped) cluster as a backend controls it; addresses are direct, not proxied."""
+
+    spec: ClusterSpec
+
+    @property
+    def broker_url(self) -> str: ...
+
+    @property
+    def web_url(self) -> str: ...
+
+    def start(self) -> None:
+        """Start (or start again, keeping data) and return once the cluster serves requests."""
+
+    def stop(self) -> None:
+        """Stop for good, releasing every process."""
+
+    def kill(self) -> None:
+        """Crash: every process killed at once, data kept."""
+
+    def pause(self) -> None: ...
+
+    def resume(self) -> None: ...
+
+    def is_running(self) -> bool: ...
+
+    def is_paused(self) -> bool: ...
+
+    def log_tail(self, lines: int = 40) -> str: ...
+
+
+class Backend(Protocol):
+    name: str
+
+    def describe(self) -> str:
+        """One line for the report header (what runs the brokers, which version)."""
+
+    def create(self, spec: ClusterSpec, plan: ListenerPlan) -> ClusterNode: ...

@@ -1,0 +1,197 @@
+"""The multi-cluster environment: toxiproxy, N clusters behind it, geo-replication wired through it."""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .backend import Backend, ListenerPlan, replication_listener
+from .cluster import Cluster
+from .network import ProxyNetwork, client_proxy, http_proxy, link_proxy
+from .pid_registry import PidRegistry
+from .ports import LOOPBACK, free_ports
+from .toxiproxy import ToxiproxyServer
+from .topology import ClusterSpec, ordered_pairs
+
+if TYPE_CHECKING:
+    import pulsar
+
+GEO_TENANT = "pulsar-ha"
+
+
+class PulsarHaEnvironment:
+    """Start with ``with PulsarHaEnvironment(...) as env:`` (or :meth:`start` / :meth:`close`).
+
+    ``clusters`` maps name to :class:`Cluster` in topology order. Every client must add
+    ``client_options`` to its ``pulsar.Client(...)`` arguments so that brokers hand it proxied addresses.
+    """
+
+    def __init__(
+        self,
+        specs: Sequence[ClusterSpec],
+        backend: Backend,
+        *,
+        toxiproxy_binary: Path,
+        work_dir: Path,
+        registry: PidRegistry,
+    ) -> None:
+        self.specs = list(specs)
+        self.backend = backend
+        self.work_dir = work_dir
+        self.registry = registry
+        self.toxiproxy = ToxiproxyServer(toxiproxy_binary, work_dir, registry)
+        self.network = ProxyNetwork(self.toxiproxy.client)
+        self.clusters: dict[str, Cluster] = {}
+        self.client_options: dict[str, Any] = {"listener_name": "external"}
+        self.startup_seconds: float | None = None
+        self._stack = contextlib.ExitStack()
+        self._tenant_ready = False
+
+    # -- lifecycle ---------------------------------------------------------------------------------------
+
+    def __enter__(self) -> PulsarHaEnvironment:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def start(self) -> None:
+        began = time.monotonic()
+        self._stack.callback(atexit.unregister, self.close)
+        atexit.register(self.close)
+        try:
+            self.toxiproxy.start()
+            self._stack.callback(self.toxiproxy.stop)
+            self._create_clusters()
+            self._wire_replication()
+        except BaseException:
+            self.close()
+            raise
+        self.startup_seconds = time.monotonic() - began
+
+    def close(self) -> None:
+        """Stop every process this environment started (idempotent)."""
+        self._stack.close()
+
+    def _create_clusters(self) -> None:
+        names = [spec.name for spec in self.specs]
+        pairs = ordered_pairs(names)
+        ports = iter(free_ports(4 * len(names) + len(pairs)))
+        plans = {}
+        for name in names:
+            plans[name] = ListenerPlan(
+                broker_port=next(ports),
+                web_port=next(ports),
+                client_proxy_port=next(ports),
+                replication_proxy_ports={},
+            )
+        http_ports = {name: next(ports) for name in names}
+        link_ports = {pair: next(ports) for pair in pairs}
+        for name in names:
+            incoming = {src: link_ports[(src, dst)] for (src, dst) in pairs if dst == name}
+            plan = plans[name]
+            plans[name] = ListenerPlan(plan.broker_port, plan.web_port, plan.client_proxy_port, incoming)
+
+        proxy = self.toxiproxy.client
+        for name in names:
+            plan = plans[name]
+            proxy.create_proxy(client_proxy(name), plan.client_proxy_port, f"{LOOPBACK}:{plan.broker_port}")
+            proxy.create_proxy(http_proxy(name), http_ports[name], f"{LOOPBACK}:{plan.web_port}")
+        for (src, dst), port in link_ports.items():
+            proxy.create_proxy(link_proxy(src, dst), port, f"{LOOPBACK}:{plans[dst].broker_port}")
+
+        nodes = [self.backend.create(spec, plans[spec.name]) for spec in self.specs]
+        for node in nodes:
+            self._stack.callback(node.stop)
+        with ThreadPoolExecutor(max_workers=len(nodes)) as pool:
+            results = [pool.submit(node.start) for node in nodes]
+            errors = [exc for future in results if (exc := future.exception()) is not None]
+        if errors:
+            raise errors[0]
+        for node in nodes:
+            self.clusters[node.spec.name] = Cluster(
+                node,
+                self.network,
+                plans[node.spec.name].client_proxy_port,
+                http_ports[node.spec.name],
+                peers=lambda: list(self.clusters),
+            )
+        self._link_ports = link_ports
+
+    def _wire_replication(self) -> None:
+        """Register every cluster in every other one; each direction points at its own link proxy."""
+        for (src, dst), port in self._link_ports.items():
+            self.clusters[src].admin.put(
+                f"clusters/{dst}",
+                {
+                    "serviceUrl": self.clusters[dst].direct_admin_url,
+                    "brokerServiceUrl": f"pulsar://{LOOPBACK}:{port}",
+                    "listenerName": replication_listener(src),
+                },
+            )
+
+    # -- use -------------------------------------------------------------------------------------------
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.clusters)
+
+    def cluster(self, name: str) -> Cluster:
+        try:
+            return self.clusters[name]
+        except KeyError:
+            raise KeyError(f"no cluster {name!r}; this environment has {', '.join(self.clusters)}") from None
+
+    def client(self, cluster: str, **options: Any) -> pulsar.Client:
+        """A ``pulsar.Client`` for ``cluster`` through its proxy, with ``client_options`` applied."""
+        import pulsar
+
+        options.setdefault(
+            "logger", pulsar.FileLogger(pulsar.LoggerLevel.Info, str(self.work_dir / "clients.log"))
+        )
+        return pulsar.Client(self.cluster(cluster).service_url, **{**self.client_options, **options})
+
+    def create_geo_namespace(self, name: str | None = None, clusters: Sequence[str] | None = None) -> str:
+        """Create ``pulsar-ha/<name>`` on every cluster, replicated to ``clusters`` (default: all)."""
+        members = list(clusters or self.clusters)
+        if not self._tenant_ready:
+            for cluster in self.clusters.values():
+                cluster.admin.put(
+                    f"tenants/{GEO_TENANT}", {"adminRoles": [], "allowedClusters": list(self.clusters)}
+                )
+            self._tenant_ready = True
+        namespace = f"{GEO_TENANT}/{name or 'ns-' + uuid.uuid4().hex[:10]}"
+        for member in members:
+            admin = self.clusters[member].admin
+            admin.put(f"namespaces/{namespace}", {"replication_clusters": members})
+        return namespace
+
+    @contextlib.contextmanager
+    def replication_cut(self, src: str, dst: str) -> Iterator[None]:
+        """Replication from ``src`` into ``dst`` stops (its link proxy is down); clients are unaffected."""
+        self.cluster(src)
+        self.cluster(dst)
+        if src == dst:
+            raise ValueError("replication_cut needs two different clusters")
+        with self.network.cut([link_proxy(src, dst)]):
+            yield
+
+    def heal(self) -> None:
+        """Undo every fault still in force: proxies enabled, toxics removed, clusters resumed and started."""
+        self.network.heal()
+        stopped = []
+        for cluster in self.clusters.values():
+            if cluster.node.is_paused():
+                cluster.resume()
+            if not cluster.node.is_running():
+                stopped.append(cluster)
+        if stopped:
+            with ThreadPoolExecutor(max_workers=len(stopped)) as pool:
+                list(pool.map(lambda c: c.start(), stopped))

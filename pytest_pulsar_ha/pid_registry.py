@@ -1,0 +1,113 @@
+"""Records of the process groups this package started, and the reaper for those of a killed run.
+
+Every process is started in a new session (its own process group) with the environment variable
+``PULSAR_HA_RUN_ID`` set to the run's id. A record file names the owner (the Python process that started it,
+with its start time) and the group. When a run dies without teardown (SIGKILL), the next run finds records
+whose owner is gone and kills exactly the processes of that group that carry that run id: never by name.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import uuid
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+RUN_ID_ENV = "PULSAR_HA_RUN_ID"
+
+
+def process_start_ticks(pid: int) -> int | None:
+    """The start time of ``pid`` in clock ticks since boot (from /proc), or None if it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # The command name (field 2) may hold spaces and parentheses: split after the last ')'.
+    fields = stat.rsplit(")", 1)[1].split()
+    return int(fields[19])
+
+
+def _process_group(pid: int) -> int | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat.rsplit(")", 1)[1].split()[2])
+
+
+def _environ_has(pid: int, entry: bytes) -> bool:
+    try:
+        return entry in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    except OSError:
+        return False
+
+
+@dataclass(frozen=True)
+class PidRecord:
+    run_id: str
+    name: str
+    pgid: int
+    owner_pid: int
+    owner_start: int
+    command: str
+
+    def owner_alive(self) -> bool:
+        return process_start_ticks(self.owner_pid) == self.owner_start
+
+    def members(self) -> list[int]:
+        """Live processes of the recorded group that carry this record's run id."""
+        marker = f"{RUN_ID_ENV}={self.run_id}".encode()
+        found = []
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                pid = int(entry.name)
+                if _process_group(pid) == self.pgid and _environ_has(pid, marker):
+                    found.append(pid)
+        return found
+
+
+class PidRegistry:
+    """A directory of :class:`PidRecord` files, one per started process group."""
+
+    def __init__(self, directory: Path, run_id: str | None = None) -> None:
+        self.directory = directory
+        self.run_id = run_id or uuid.uuid4().hex[:12]
+        directory.mkdir(parents=True, exist_ok=True)
+
+    def _path(self, pgid: int) -> Path:
+        return self.directory / f"{self.run_id}-{pgid}.json"
+
+    def record(self, name: str, pgid: int, command: str) -> None:
+        owner = os.getpid()
+        rec = PidRecord(self.run_id, name, pgid, owner, process_start_ticks(owner) or 0, command)
+        self._path(pgid).write_text(json.dumps(asdict(rec)))
+
+    def forget(self, pgid: int) -> None:
+        self._path(pgid).unlink(missing_ok=True)
+
+    def records(self) -> list[PidRecord]:
+        out = []
+        for path in sorted(self.directory.glob("*.json")):
+            try:
+                out.append(PidRecord(**json.loads(path.read_text())))
+            except (OSError, ValueError, TypeError):
+                path.unlink(missing_ok=True)  # unreadable: a half-written record of a dead run
+        return out
+
+    def reap_orphans(self) -> list[PidRecord]:
+        """Kill the process groups left by runs whose owner died; return the records that had live processes."""
+        reaped = []
+        for rec in self.records():
+            if rec.owner_alive():
+                continue  # another live run (e.g. a parallel pytest) owns it
+            members = rec.members()
+            for pid in members:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            if members:
+                reaped.append(rec)
+            (self.directory / f"{rec.run_id}-{rec.pgid}.json").unlink(missing_ok=True)
+        return reaped

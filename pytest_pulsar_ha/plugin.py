@@ -1,0 +1,129 @@
+"""The pytest plugin: options, report header and fixtures over the library (which works without pytest).
+
+Registered through the ``pytest11`` entry point ``pulsar_ha``: installing the package is all a repo needs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING
+
+import pytest
+
+from .errors import ConfigurationError
+from .provisioning import DEFAULT_PULSAR_VERSION, default_cache_dir
+from .settings import BACKENDS, HaSettings, check_backend, check_heap, check_timeout, check_version
+from .topology import parse_clusters
+
+if TYPE_CHECKING:
+    from .environment import PulsarHaEnvironment
+
+SETTINGS_KEY = pytest.StashKey[HaSettings]()
+ENV_KEY = pytest.StashKey["PulsarHaEnvironment"]()
+
+_OPTIONS: list[tuple[str, str, str]] = [
+    # (name, default, help)
+    ("clusters", "2", "cluster count (1-5, named cluster-a, cluster-b, ...) or comma list of names"),
+    ("backend", "embedded", f"what runs the brokers; one of: {', '.join(BACKENDS)}"),
+    ("pulsar_version", DEFAULT_PULSAR_VERSION, "Pulsar version fetched from Maven Central"),
+    ("cache_dir", "", "where Pulsar and toxiproxy are cached (default: $PULSAR_HA_CACHE_DIR or ~/.cache)"),
+    ("heap", "512m", "JVM heap of each cluster's broker process (e.g. 512m, 1g)"),
+    ("startup_timeout", "180", "seconds a cluster may take to become ready"),
+]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("pulsar-ha", "Pulsar multi-cluster HA (pytest-pulsar-ha)")
+    for name, default, help_text in _OPTIONS:
+        flag = "--pulsar-ha-" + name.replace("_", "-")
+        group.addoption(flag, dest=f"pulsar_ha_{name}", default=None, help=f"{help_text} [ini: pulsar_ha_{name}]")
+        parser.addini(f"pulsar_ha_{name}", help_text, default=default)
+
+
+def _value(config: pytest.Config, name: str) -> tuple[str, str]:
+    """The effective value of an option and where it came from (for error messages)."""
+    cli = config.getoption(f"pulsar_ha_{name}")
+    if cli is not None:
+        return str(cli), "--pulsar-ha-" + name.replace("_", "-")
+    return str(config.getini(f"pulsar_ha_{name}")), f"ini pulsar_ha_{name}"
+
+
+def settings_from_config(config: pytest.Config) -> HaSettings:
+    """Validate every option (naming the flag or ini key that is wrong) and build the settings."""
+    cache_dir, _ = _value(config, "cache_dir")
+    return HaSettings(
+        clusters=tuple(parse_clusters(*_value(config, "clusters"))),
+        backend=check_backend(*_value(config, "backend")),
+        pulsar_version=check_version(*_value(config, "pulsar_version")),
+        heap=check_heap(*_value(config, "heap")),
+        startup_timeout=check_timeout(*_value(config, "startup_timeout")),
+        cache_dir=Path(cache_dir).expanduser() if cache_dir else default_cache_dir(),
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    try:
+        config.stash[SETTINGS_KEY] = settings_from_config(config)
+    except ConfigurationError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    return config.stash[SETTINGS_KEY].describe()
+
+
+@pytest.fixture(scope="session")
+def pulsar_ha_settings(pytestconfig: pytest.Config) -> HaSettings:
+    """The effective settings; override this fixture to change them for a directory of tests."""
+    return pytestconfig.stash[SETTINGS_KEY]
+
+
+def _sigterm_as_interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+@pytest.fixture(scope="session")
+def pulsar_ha(
+    pulsar_ha_settings: HaSettings, pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[PulsarHaEnvironment]:
+    """The running multi-cluster environment, started once per session and stopped at its end."""
+    from .settings import build_environment
+
+    capture = pytestconfig.pluginmanager.getplugin("capturemanager")
+    quiet = capture.global_and_fixture_disabled() if capture else contextlib.nullcontext()
+    with quiet:  # provisioning progress must reach the terminal
+        env = build_environment(pulsar_ha_settings, work_dir=tmp_path_factory.mktemp("pulsar-ha"))
+        previous = signal.getsignal(signal.SIGTERM)
+        if previous is signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
+        print(f"\n[pulsar-ha] starting {', '.join(s.name for s in env.specs)} in {env.work_dir}", file=sys.stderr)
+        env.start()
+    pytestconfig.stash[ENV_KEY] = env
+    try:
+        yield env
+    finally:
+        del pytestconfig.stash[ENV_KEY]
+        env.close()
+        if previous is signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+@pytest.fixture(autouse=True)
+def _pulsar_ha_heal(request: pytest.FixtureRequest) -> Iterator[None]:
+    """After each test that used the environment, undo whatever faults it left in force."""
+    yield
+    if "pulsar_ha" in request.fixturenames:
+        env = request.config.stash.get(ENV_KEY, None)
+        if env is not None:
+            env.heal()
+
+
+@pytest.fixture
+def geo_namespace(pulsar_ha: PulsarHaEnvironment) -> str:
+    """A fresh ``tenant/namespace`` replicated across all clusters."""
+    return pulsar_ha.create_geo_namespace()

@@ -1,0 +1,16 @@
+"""Make Pulsar and toxiproxy available: from the cache, an existing install, or fetched once (with progress)."""
+
+from .cache import default_cache_dir
+from .java import find_java
+from .pulsar_distribution import DEFAULT_PULSAR_VERSION, PulsarDistribution, ensure_pulsar
+from .toxiproxy_binary import TOXIPROXY_VERSION, ensure_toxiproxy
+
+__all__ = [
+    "DEFAULT_PULSAR_VERSION",
+    "TOXIPROXY_VERSION",
+    "PulsarDistribution",
+    "default_cache_dir",
+    "ensure_pulsar",
+    "ensure_toxiproxy",
+    "find_java",
+]

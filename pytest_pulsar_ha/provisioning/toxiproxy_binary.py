@@ -1,0 +1,57 @@
+"""The toxiproxy server binary: named by env, on PATH, cached, or built once with ``go install``."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from filelock import FileLock
+
+from ..errors import ProvisioningError
+from .cache import Progress
+from .streaming import run_with_progress
+
+TOXIPROXY_VERSION = "v2.12.0"
+TOXIPROXY_BIN_ENV = "PULSAR_HA_TOXIPROXY_BIN"
+MODULE = "github.com/Shopify/toxiproxy/v2/cmd/server"
+
+
+def ensure_toxiproxy(cache_dir: Path, progress: Progress) -> Path:
+    explicit = os.environ.get(TOXIPROXY_BIN_ENV)
+    if explicit:
+        path = Path(explicit).expanduser()
+        if not os.access(path, os.X_OK):
+            raise ProvisioningError(f"${TOXIPROXY_BIN_ENV}={explicit} is not an executable file.")
+        return path
+    on_path = shutil.which("toxiproxy-server")
+    if on_path:
+        return Path(on_path)
+
+    bin_dir = cache_dir / "toxiproxy" / TOXIPROXY_VERSION
+    binary = bin_dir / "server"
+    if binary.exists():
+        return binary
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(bin_dir.parent / f"{TOXIPROXY_VERSION}.lock"), timeout=1800):
+        if binary.exists():
+            return binary
+        go = shutil.which("go")
+        if go is None:
+            raise ProvisioningError(
+                "toxiproxy is needed and none was found: Go is not on PATH to build it. Install Go 1.22+ "
+                f"(then it is built with `go install {MODULE}@{TOXIPROXY_VERSION}`), put `toxiproxy-server` "
+                f"on PATH, or set {TOXIPROXY_BIN_ENV}."
+            )
+        progress(f"building toxiproxy {TOXIPROXY_VERSION} with go install into {bin_dir}")
+        staging = bin_dir / "staging"
+        run_with_progress(
+            [go, "install", f"{MODULE}@{TOXIPROXY_VERSION}"],
+            what=f"go install toxiproxy {TOXIPROXY_VERSION}",
+            progress=progress,
+            env={**os.environ, "GOBIN": str(staging), "GOFLAGS": "-mod=mod"},
+            hint="Go must reach its module proxy; or install toxiproxy-server yourself",
+        )
+        (staging / "server").rename(binary)
+        staging.rmdir()
+    return binary

@@ -1,0 +1,118 @@
+"""Effective settings of a run (from pytest options, ini values, the CLI or code) and the factory for an environment."""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .errors import ConfigurationError
+from .pid_registry import PidRegistry
+from .provisioning import DEFAULT_PULSAR_VERSION, default_cache_dir, ensure_pulsar, ensure_toxiproxy
+from .provisioning.cache import Progress
+from .topology import ClusterSpec, default_names
+
+if TYPE_CHECKING:
+    from .environment import PulsarHaEnvironment
+
+BACKENDS = ("embedded",)
+_MEMORY = re.compile(r"^\d+[mMgG]$")
+_VERSION = re.compile(r"^\d+\.\d+\.\d+$")
+
+
+def _print_progress(message: str) -> None:
+    import sys
+
+    print(f"[pulsar-ha] {message}", file=sys.stderr, flush=True)
+
+
+def check_backend(value: str, source: str = "backend") -> str:
+    if value not in BACKENDS:
+        raise ConfigurationError(f"{source}={value!r} is not a known backend; valid values: {', '.join(BACKENDS)}")
+    return value
+
+
+def check_version(value: str, source: str = "pulsar_version") -> str:
+    if not _VERSION.match(value):
+        raise ConfigurationError(
+            f"{source}={value!r} is not a Pulsar version of the form X.Y.Z (e.g. {DEFAULT_PULSAR_VERSION})"
+        )
+    return value
+
+
+def check_heap(value: str, source: str = "heap") -> str:
+    if not _MEMORY.match(value):
+        raise ConfigurationError(f"{source}={value!r} is not a JVM memory size such as 512m or 1g")
+    return value
+
+
+def check_timeout(value: str | float, source: str = "startup_timeout") -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not seconds > 0:
+        raise ConfigurationError(f"{source}={value!r} is not a positive number of seconds")
+    return seconds
+
+
+@dataclass(frozen=True)
+class HaSettings:
+    clusters: tuple[ClusterSpec, ...] = field(
+        default_factory=lambda: tuple(ClusterSpec(n) for n in default_names(2))
+    )
+    backend: str = "embedded"
+    pulsar_version: str = DEFAULT_PULSAR_VERSION
+    cache_dir: Path = field(default_factory=default_cache_dir)
+    heap: str = "512m"
+    startup_timeout: float = 180.0
+
+    def __post_init__(self) -> None:
+        check_backend(self.backend)
+        check_version(self.pulsar_version)
+        check_heap(self.heap)
+        check_timeout(self.startup_timeout)
+
+    def describe(self) -> str:
+        names = ",".join(spec.name for spec in self.clusters)
+        return (
+            f"pulsar-ha: backend={self.backend} clusters={names} pulsar={self.pulsar_version} "
+            f"heap={self.heap} startup-timeout={self.startup_timeout:g}s cache={self.cache_dir}"
+        )
+
+    def registry(self) -> PidRegistry:
+        return PidRegistry(self.cache_dir / "run")
+
+
+def build_environment(
+    settings: HaSettings,
+    *,
+    work_dir: Path | None = None,
+    registry: PidRegistry | None = None,
+    progress: Progress = _print_progress,
+) -> PulsarHaEnvironment:
+    """Provision what is missing, reap leftovers of killed runs, and return a not-yet-started environment."""
+    from .embedded import EmbeddedBackend, EmbeddedOptions
+    from .environment import PulsarHaEnvironment
+
+    registry = registry or settings.registry()
+    for record in registry.reap_orphans():
+        progress(f"reaped leftover {record.name} (pgid {record.pgid}) of a run that was killed")
+    distribution = ensure_pulsar(settings.pulsar_version, settings.cache_dir, progress)
+    toxiproxy = ensure_toxiproxy(settings.cache_dir, progress)
+    work_dir = work_dir or Path(tempfile.mkdtemp(prefix="pulsar-ha-"))
+    backend = EmbeddedBackend(
+        EmbeddedOptions(
+            distribution=distribution,
+            work_dir=work_dir,
+            registry=registry,
+            heap=settings.heap,
+            startup_timeout=settings.startup_timeout,
+        )
+    )
+    return PulsarHaEnvironment(
+        settings.clusters, backend, toxiproxy_binary=toxiproxy, work_dir=work_dir, registry=registry
+    )
+

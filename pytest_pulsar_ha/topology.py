@@ -1,0 +1,75 @@
+"""What to start: clusters, each with its broker count and broker settings (open to multi-broker clusters)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from .errors import ConfigurationError
+
+_NAME = re.compile(r"^[a-z][a-z0-9-]{0,39}$")
+MAX_CLUSTERS = 5
+
+
+@dataclass(frozen=True)
+class ClusterSpec:
+    """One Pulsar cluster.
+
+    ``broker_settings`` are written into the broker configuration of this cluster only (e.g.
+    ``{"clusterMigrationCheckDurationSeconds": "1"}``); ``brokers`` is the number of brokers, for backends that
+    run ZooKeeper + bookies + several brokers.
+    """
+
+    name: str
+    brokers: int = 1
+    broker_settings: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not _NAME.match(self.name):
+            raise ConfigurationError(
+                f"cluster name {self.name!r} is not valid: use 1-40 lowercase letters, digits and '-', "
+                "starting with a letter (e.g. cluster-a)"
+            )
+        if self.brokers < 1:
+            raise ConfigurationError(f"cluster {self.name}: brokers must be at least 1, got {self.brokers}")
+
+
+def default_names(count: int) -> list[str]:
+    return [f"cluster-{chr(ord('a') + i)}" for i in range(count)]
+
+
+def parse_clusters(value: str, source: str = "pulsar_ha_clusters") -> list[ClusterSpec]:
+    """Parse a count (``3``) or a comma list of names (``east,west``) into cluster specs.
+
+    Raises ConfigurationError naming ``source`` and the valid forms.
+    """
+    text = value.strip()
+    usage = (
+        f"{source} takes a count from 1 to {MAX_CLUSTERS} (clusters named cluster-a, cluster-b, ...) or a "
+        "comma-separated list of distinct cluster names"
+    )
+    if not text:
+        raise ConfigurationError(f"{source} is empty: {usage}")
+    if text.isdigit():
+        count = int(text)
+        if not 1 <= count <= MAX_CLUSTERS:
+            raise ConfigurationError(f"{source}={value!r} is out of range: {usage}")
+        return [ClusterSpec(name) for name in default_names(count)]
+    names = [part.strip() for part in text.split(",")]
+    if any(not name for name in names):
+        raise ConfigurationError(f"{source}={value!r} has an empty name: {usage}")
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise ConfigurationError(f"{source}={value!r} names {', '.join(duplicates)} twice: {usage}")
+    if len(names) > MAX_CLUSTERS:
+        raise ConfigurationError(f"{source}={value!r} has {len(names)} clusters: {usage}")
+    try:
+        return [ClusterSpec(name) for name in names]
+    except ConfigurationError as exc:
+        raise ConfigurationError(f"{source}={value!r}: {exc}") from None
+
+
+def ordered_pairs(names: Sequence[str]) -> list[tuple[str, str]]:
+    """Every replication direction (src, dst) between distinct clusters, in topology order."""
+    return [(src, dst) for src in names for dst in names if src != dst]
