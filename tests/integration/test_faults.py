@@ -1,0 +1,181 @@
+"""The fault primitives (the nemesis) against real clusters, observed from real clients."""
+
+from __future__ import annotations
+
+import socket
+import time
+import uuid
+from urllib.parse import urlparse
+
+import pulsar
+import pytest
+
+from pytest_pulsar_ha.environment import PulsarHaEnvironment
+
+from .helpers import receive_payloads, send_until_acked
+
+pytestmark = pytest.mark.real_clusters
+
+
+def _client(env: PulsarHaEnvironment, name: str) -> pulsar.Client:
+    return env.client(name, operation_timeout_seconds=5)
+
+
+def _earliest(client: pulsar.Client, topic: str, sub: str = "check") -> pulsar.Consumer:
+    return client.subscribe(topic, sub, initial_position=pulsar.InitialPosition.Earliest)
+
+
+def _send_fails(producer: pulsar.Producer, payload: bytes) -> bool:
+    try:
+        producer.send(payload)
+    except pulsar.PulsarException:
+        return True
+    return False
+
+
+def test_outage_stops_acks_of_a_connected_producer_and_it_recovers(
+    pulsar_ha: PulsarHaEnvironment, geo_namespace: str
+) -> None:
+    topic = f"persistent://{geo_namespace}/outage"
+    client = _client(pulsar_ha, "cluster-a")
+    try:
+        producer = client.create_producer(topic, send_timeout_millis=3000)
+        producer.send(b"before")
+        with pulsar_ha.cluster("cluster-a").outage():
+            assert _send_fails(producer, b"during-1")
+            assert _send_fails(producer, b"during-2")
+        took = send_until_acked(producer, b"after", deadline_seconds=90)
+        consumer = _earliest(client, topic)
+        seen = receive_payloads(consumer, lambda s: {b"before", b"after"} <= s, 30)
+        assert {b"before", b"after"} <= seen
+        print(f"first ack after the outage ended: {took:.1f}s")
+    finally:
+        client.close()
+
+
+def test_outage_leaves_the_other_cluster_serving(pulsar_ha: PulsarHaEnvironment, geo_namespace: str) -> None:
+    client = _client(pulsar_ha, "cluster-b")
+    try:
+        with pulsar_ha.cluster("cluster-a").outage():
+            producer = client.create_producer(f"persistent://{geo_namespace}/b-alive", send_timeout_millis=5000)
+            producer.send(b"b still works")
+            with pytest.raises(OSError):
+                port = urlparse(pulsar_ha.cluster("cluster-a").service_url).port
+                socket.create_connection(("127.0.0.1", port or 0), timeout=2).close()
+    finally:
+        client.close()
+
+
+def test_faults_are_undone_when_the_test_body_fails(pulsar_ha: PulsarHaEnvironment, geo_namespace: str) -> None:
+    a = pulsar_ha.cluster("cluster-a")
+    with pytest.raises(RuntimeError), a.outage(), a.latency(2000):
+        raise RuntimeError("a failing test inside the faults")
+    client = _client(pulsar_ha, "cluster-a")
+    try:
+        producer = client.create_producer(f"persistent://{geo_namespace}/undone", send_timeout_millis=3000)
+        began = time.monotonic()
+        producer.send(b"x")
+        assert time.monotonic() - began < 2.0, "the latency toxic must be gone"
+    finally:
+        client.close()
+
+
+def test_replication_cut_stops_one_direction_only_and_catches_up(
+    pulsar_ha: PulsarHaEnvironment, geo_namespace: str
+) -> None:
+    topic = f"persistent://{geo_namespace}/cut"
+    a, b = _client(pulsar_ha, "cluster-a"), _client(pulsar_ha, "cluster-b")
+    try:
+        on_a, on_b = _earliest(a, topic), _earliest(b, topic)
+        pa, pb = a.create_producer(topic), b.create_producer(topic)
+        pa.send(b"warm-a")
+        pb.send(b"warm-b")  # replicators connected both ways before the cut
+        assert receive_payloads(on_b, lambda s: b"warm-a" in s, 60) >= {b"warm-a"}
+        assert receive_payloads(on_a, lambda s: b"warm-b" in s, 60) >= {b"warm-b"}
+        with pulsar_ha.replication_cut("cluster-a", "cluster-b"):
+            pa.send(b"a-during-cut")  # clients are unaffected: acknowledged by a
+            pb.send(b"b-during-cut")
+            assert b"b-during-cut" in receive_payloads(on_a, lambda s: b"b-during-cut" in s, 60)
+            assert b"a-during-cut" not in receive_payloads(on_b, lambda s: False, 8)
+        assert b"a-during-cut" in receive_payloads(on_b, lambda s: b"a-during-cut" in s, 120)
+    finally:
+        a.close()
+        b.close()
+
+
+def test_kill_and_start_keep_acknowledged_data(pulsar_ha: PulsarHaEnvironment, geo_namespace: str) -> None:
+    topic = f"persistent://{geo_namespace}/durable"
+    a = pulsar_ha.cluster("cluster-a")
+    payloads = {f"m{i}-{uuid.uuid4()}".encode() for i in range(20)}
+    client = _client(pulsar_ha, "cluster-a")
+    try:
+        producer = client.create_producer(topic)
+        for payload in payloads:
+            producer.send(payload)
+    finally:
+        client.close()
+    a.kill()
+    assert not a.node.is_running()
+    a.start()
+    client = _client(pulsar_ha, "cluster-a")
+    try:
+        consumer = _earliest(client, topic, "after-restart")
+        assert receive_payloads(consumer, lambda s: payloads <= s, 60) >= payloads
+    finally:
+        client.close()
+
+
+def test_pause_freezes_the_cluster_and_resume_recovers(
+    pulsar_ha: PulsarHaEnvironment, geo_namespace: str
+) -> None:
+    topic = f"persistent://{geo_namespace}/paused"
+    a = pulsar_ha.cluster("cluster-a")
+    client = _client(pulsar_ha, "cluster-a")
+    try:
+        producer = client.create_producer(topic, send_timeout_millis=2000)
+        producer.send(b"before")
+        with a.paused():
+            assert _send_fails(producer, b"frozen")
+        send_until_acked(producer, b"after", deadline_seconds=60)
+    finally:
+        client.close()
+
+
+def test_hang_accepts_tcp_but_nothing_is_answered(pulsar_ha: PulsarHaEnvironment, geo_namespace: str) -> None:
+    a = pulsar_ha.cluster("cluster-a")
+    port = urlparse(a.service_url).port or 0
+    with a.hang():
+        socket.create_connection(("127.0.0.1", port), timeout=2).close()  # the listener still accepts
+        client = pulsar_ha.client("cluster-a", operation_timeout_seconds=3)
+        try:
+            with pytest.raises(pulsar.PulsarException):
+                client.create_producer(f"persistent://{geo_namespace}/hung")
+        finally:
+            client.close()
+
+
+def test_latency_delays_every_acknowledgement(pulsar_ha: PulsarHaEnvironment, geo_namespace: str) -> None:
+    client = _client(pulsar_ha, "cluster-a")
+    try:
+        producer = client.create_producer(f"persistent://{geo_namespace}/slow")
+        producer.send(b"warm")
+        with pulsar_ha.cluster("cluster-a").latency(400):
+            began = time.monotonic()
+            producer.send(b"slow")
+            assert time.monotonic() - began >= 0.4
+    finally:
+        client.close()
+
+
+def test_heal_undoes_faults_left_in_force(pulsar_ha: PulsarHaEnvironment, geo_namespace: str) -> None:
+    a = pulsar_ha.cluster("cluster-a")
+    a.pause()
+    pulsar_ha.network.disable(["cluster-a-client"])
+    pulsar_ha.heal()
+    assert not a.node.is_paused()
+    client = _client(pulsar_ha, "cluster-a")
+    try:
+        producer = client.create_producer(f"persistent://{geo_namespace}/healed", send_timeout_millis=10000)
+        send_until_acked(producer, b"ok", deadline_seconds=60)
+    finally:
+        client.close()

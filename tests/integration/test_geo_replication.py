@@ -1,0 +1,71 @@
+"""Geo-replication between real clusters, every client connection through toxiproxy."""
+
+from __future__ import annotations
+
+import json
+
+import pulsar
+import pytest
+
+from pytest_pulsar_ha.environment import PulsarHaEnvironment
+from pytest_pulsar_ha.readiness import http_get
+from pytest_pulsar_ha.replication_probe import prove_replication
+
+from .helpers import receive_payloads
+
+pytestmark = pytest.mark.real_clusters
+
+
+def test_message_produced_on_a_is_consumed_on_b_and_the_reverse(
+    pulsar_ha: PulsarHaEnvironment, geo_namespace: str
+) -> None:
+    results = prove_replication(pulsar_ha, geo_namespace, timeout_seconds=60)
+    assert {(r.source, r.target) for r in results} == {("cluster-a", "cluster-b"), ("cluster-b", "cluster-a")}
+    failed = [r for r in results if not r.ok]
+    assert not failed, failed
+
+
+def test_clusters_are_registered_in_each_other_through_link_proxies(pulsar_ha: PulsarHaEnvironment) -> None:
+    a, b = pulsar_ha.cluster("cluster-a"), pulsar_ha.cluster("cluster-b")
+    registered = a.admin.get("clusters/cluster-b")
+    assert registered["listenerName"] == "from_cluster_a"
+    assert registered["brokerServiceUrl"] != b.direct_service_url  # a proxy, not the broker itself
+    assert registered["brokerServiceUrl"] != b.service_url  # and not the clients' proxy either
+
+
+def test_clients_learn_only_proxied_addresses(pulsar_ha: PulsarHaEnvironment, geo_namespace: str) -> None:
+    a = pulsar_ha.cluster("cluster-a")
+    topic = f"persistent://{geo_namespace}/lookup"
+    client = pulsar_ha.client("cluster-a")
+    try:
+        client.create_producer(topic).close()
+    finally:
+        client.close()
+    url = f"{a.direct_admin_url}/lookup/v2/topic/persistent/{geo_namespace}/lookup?listenerName=external"
+    status, body = http_get(url)
+    assert status == 200, body
+    assert json.loads(body)["brokerUrl"] == a.service_url
+
+
+def test_geo_namespace_is_fresh_and_replicated_everywhere(pulsar_ha: PulsarHaEnvironment) -> None:
+    first, second = pulsar_ha.create_geo_namespace(), pulsar_ha.create_geo_namespace()
+    assert first != second
+    for cluster in pulsar_ha.clusters.values():
+        assert sorted(cluster.admin.get(f"namespaces/{first}/replication")) == sorted(pulsar_ha.names)
+
+
+def test_replicated_subscription_is_enabled(pulsar_ha: PulsarHaEnvironment, geo_namespace: str) -> None:
+    topic = f"persistent://{geo_namespace}/repl-sub"
+    client = pulsar_ha.client("cluster-a")
+    try:
+        consumer = client.subscribe(
+            topic, "shared-state", replicate_subscription_state_enabled=True,
+            initial_position=pulsar.InitialPosition.Earliest,
+        )
+        producer = client.create_producer(topic)
+        producer.send(b"x")
+        assert receive_payloads(consumer, lambda seen: b"x" in seen, 30) == {b"x"}
+        stats = pulsar_ha.cluster("cluster-a").admin.get(f"persistent/{geo_namespace}/repl-sub/stats")
+        assert stats["subscriptions"]["shared-state"]["isReplicated"] is True
+    finally:
+        client.close()

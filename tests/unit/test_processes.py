@@ -1,0 +1,120 @@
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from pytest_pulsar_ha.errors import StartupError
+from pytest_pulsar_ha.pid_registry import PidRegistry, process_start_ticks
+from pytest_pulsar_ha.ports import free_ports
+from pytest_pulsar_ha.processes import ManagedProcess
+from pytest_pulsar_ha.readiness import HttpWait, TcpWait
+
+
+def _alive(pid: int) -> bool:
+    return process_start_ticks(pid) is not None and "Z" not in Path(f"/proc/{pid}/stat").read_text().split()[2]
+
+
+def test_stop_kills_the_whole_group(tmp_path: Path) -> None:
+    registry = PidRegistry(tmp_path / "run")
+    proc = ManagedProcess(
+        "sleepers", ["sh", "-c", "sleep 300 & sleep 300 & wait"], cwd=tmp_path,
+        log_path=tmp_path / "log", registry=registry,
+    )
+    proc.start()
+    assert len(registry.records()) == 1
+    members = registry.records()[0].members()
+    assert len(members) == 3  # the shell and both sleeps carry the run id
+    proc.stop(grace_seconds=1)
+    assert not any(_alive(pid) for pid in members)
+    assert registry.records() == []
+
+
+def test_orphans_of_a_dead_owner_are_reaped_and_live_owners_are_not(tmp_path: Path) -> None:
+    registry = PidRegistry(tmp_path / "run")
+    # An owner process that starts a group and dies without cleanup (as under SIGKILL).
+    code = (
+        "import sys; from pathlib import Path\n"
+        "from pytest_pulsar_ha.pid_registry import PidRegistry\n"
+        "from pytest_pulsar_ha.processes import ManagedProcess\n"
+        f"r = PidRegistry(Path({str(tmp_path / 'run')!r}))\n"
+        f"p = ManagedProcess('orphan', ['sleep', '300'], cwd=Path('.'), log_path=Path({str(tmp_path / 'o.log')!r}), registry=r)\n"
+        "p.start(); print(p.pid)\n"
+    )
+    orphan = int(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
+    assert _alive(orphan)
+    mine = ManagedProcess("mine", ["sleep", "300"], cwd=tmp_path, log_path=tmp_path / "m.log", registry=registry)
+    mine.start()
+    try:
+        reaped = registry.reap_orphans()
+        assert [r.name for r in reaped] == ["orphan"]
+        time.sleep(0.2)
+        assert not _alive(orphan)
+        assert mine.is_running(), "a process of a live owner must never be reaped"
+    finally:
+        mine.stop(grace_seconds=1)
+
+
+def test_reaper_never_kills_a_group_without_the_run_marker(tmp_path: Path) -> None:
+    registry = PidRegistry(tmp_path / "run")
+    stranger = subprocess.Popen(["sleep", "300"], start_new_session=True)
+    try:
+        record = {
+            "run_id": "deadbeef0000", "name": "forged", "pgid": stranger.pid,
+            "owner_pid": 999_999_999, "owner_start": 1, "command": "sleep 300",
+        }
+        (tmp_path / "run" / f"deadbeef0000-{stranger.pid}.json").write_text(json.dumps(record))
+        assert registry.reap_orphans() == []
+        assert stranger.poll() is None
+    finally:
+        stranger.kill()
+        stranger.wait()
+
+
+def test_a_process_that_dies_is_reported_at_once_with_its_log(tmp_path: Path) -> None:
+    proc = ManagedProcess(
+        "doomed", ["sh", "-c", "echo boom: no such config; exit 3"], cwd=tmp_path,
+        log_path=tmp_path / "doomed.log", registry=PidRegistry(tmp_path / "run"),
+    )
+    proc.start()
+    began = time.monotonic()
+    (port,) = free_ports(1)
+    with pytest.raises(StartupError) as info:
+        TcpWait(port=port, timeout=60, poll_interval=0.05).wait(proc)
+    assert time.monotonic() - began < 10
+    text = str(info.value)
+    assert "exited with code 3" in text
+    assert "boom: no such config" in text
+    assert "command: sh -c" in text
+
+
+def test_a_timeout_carries_the_last_check_and_the_hint(tmp_path: Path) -> None:
+    proc = ManagedProcess(
+        "silent", ["sleep", "30"], cwd=tmp_path, log_path=tmp_path / "s.log", registry=PidRegistry(tmp_path / "r"),
+    )
+    proc.start()
+    (port,) = free_ports(1)
+    try:
+        with pytest.raises(StartupError) as info:
+            HttpWait(url=f"http://127.0.0.1:{port}/x", timeout=0.5, poll_interval=0.1, hint="try harder").wait(proc)
+    finally:
+        proc.stop(grace_seconds=1)
+    text = str(info.value)
+    assert "not ready after" in text and "hint: try harder" in text and f"127.0.0.1:{port}" in text
+
+
+def test_environment_marker_is_set(tmp_path: Path) -> None:
+    registry = PidRegistry(tmp_path / "run", run_id="abc123")
+    proc = ManagedProcess(
+        "env", ["sh", "-c", 'echo "run=$PULSAR_HA_RUN_ID"'], cwd=tmp_path, log_path=tmp_path / "e.log",
+        registry=registry,
+    )
+    proc.start()
+    deadline = time.monotonic() + 5
+    while proc.is_running() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert "run=abc123" in proc.log_tail()
+    assert os.environ.get("PULSAR_HA_RUN_ID") is None
