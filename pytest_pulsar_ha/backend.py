@@ -37,8 +37,7 @@ class ListenerPlan:
             f"{CLIENT_LISTENER}:pulsar://{host}:{self.client_proxy_port}",
         ]
         listeners += [
-            f"{replication_listener(src)}:pulsar://{host}:{port}"
-            for src, port in self.replication_proxy_ports.items()
+            f"{replication_listener(src)}:pulsar://{host}:{port}" for src, port in self.replication_proxy_ports.items()
         ]
         return ",".join(listeners)
 

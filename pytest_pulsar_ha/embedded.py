@@ -80,9 +80,7 @@ class StandaloneNode:
                 "JAVA_HOME": str(dist.java.parent.parent),
                 "PULSAR_STANDALONE_CONF": str(conf),
                 "PULSAR_LOG_DIR": str(self.dir / "logs"),
-                "PULSAR_MEM": (
-                    f"-Xms128m -Xmx{options.heap} -XX:MaxDirectMemorySize={options.direct_memory}"
-                ),
+                "PULSAR_MEM": (f"-Xms128m -Xmx{options.heap} -XX:MaxDirectMemorySize={options.direct_memory}"),
                 "PULSAR_GC": "-XX:+UseG1GC -XX:MaxGCPauseMillis=10",
             },
         )

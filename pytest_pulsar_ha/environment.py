@@ -16,8 +16,8 @@ from .cluster import Cluster
 from .network import ProxyNetwork, client_proxy, http_proxy, link_proxy
 from .pid_registry import PidRegistry
 from .ports import LOOPBACK, free_ports
-from .toxiproxy import ToxiproxyServer
 from .topology import ClusterSpec, ordered_pairs
+from .toxiproxy import ToxiproxyServer
 
 if TYPE_CHECKING:
     import pulsar
@@ -153,9 +153,7 @@ class PulsarHaEnvironment:
         """A ``pulsar.Client`` for ``cluster`` through its proxy, with ``client_options`` applied."""
         import pulsar
 
-        options.setdefault(
-            "logger", pulsar.FileLogger(pulsar.LoggerLevel.Info, str(self.work_dir / "clients.log"))
-        )
+        options.setdefault("logger", pulsar.FileLogger(pulsar.LoggerLevel.Info, str(self.work_dir / "clients.log")))
         return pulsar.Client(self.cluster(cluster).service_url, **{**self.client_options, **options})
 
     def create_geo_namespace(self, name: str | None = None, clusters: Sequence[str] | None = None) -> str:
@@ -163,9 +161,7 @@ class PulsarHaEnvironment:
         members = list(clusters or self.clusters)
         if not self._tenant_ready:
             for cluster in self.clusters.values():
-                cluster.admin.put(
-                    f"tenants/{GEO_TENANT}", {"adminRoles": [], "allowedClusters": list(self.clusters)}
-                )
+                cluster.admin.put(f"tenants/{GEO_TENANT}", {"adminRoles": [], "allowedClusters": list(self.clusters)})
             self._tenant_ready = True
         namespace = f"{GEO_TENANT}/{name or 'ns-' + uuid.uuid4().hex[:10]}"
         for member in members:

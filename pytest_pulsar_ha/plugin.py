@@ -101,7 +101,10 @@ def pulsar_ha(
         previous = signal.getsignal(signal.SIGTERM)
         if previous is signal.SIG_DFL:
             signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
-        print(f"\n[pulsar-ha] starting {', '.join(s.name for s in env.specs)} in {env.work_dir}", file=sys.stderr)
+        print(
+            f"\n[pulsar-ha] starting {', '.join(s.name for s in env.specs)} in {env.work_dir}",
+            file=sys.stderr,
+        )
         env.start()
     pytestconfig.stash[ENV_KEY] = env
     try:

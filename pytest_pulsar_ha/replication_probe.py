@@ -31,9 +31,7 @@ def prove_replication(
         for src, dst in ordered_pairs(env.names):
             topic = f"persistent://{namespace}/probe-{src}-to-{dst}"
             payload = f"{src}->{dst} {uuid.uuid4()}".encode()
-            consumer = clients[dst].subscribe(
-                topic, "probe", initial_position=pulsar.InitialPosition.Earliest
-            )
+            consumer = clients[dst].subscribe(topic, "probe", initial_position=pulsar.InitialPosition.Earliest)
             producer = clients[src].create_producer(topic)
             try:
                 began = time.monotonic()

@@ -60,9 +60,7 @@ def check_timeout(value: str | float, source: str = "startup_timeout") -> float:
 
 @dataclass(frozen=True)
 class HaSettings:
-    clusters: tuple[ClusterSpec, ...] = field(
-        default_factory=lambda: tuple(ClusterSpec(n) for n in default_names(2))
-    )
+    clusters: tuple[ClusterSpec, ...] = field(default_factory=lambda: tuple(ClusterSpec(n) for n in default_names(2)))
     backend: str = "embedded"
     pulsar_version: str = DEFAULT_PULSAR_VERSION
     cache_dir: Path = field(default_factory=default_cache_dir)
@@ -115,4 +113,3 @@ def build_environment(
     return PulsarHaEnvironment(
         settings.clusters, backend, toxiproxy_binary=toxiproxy, work_dir=work_dir, registry=registry
     )
-

@@ -57,9 +57,7 @@ class ToxiproxyClient:
         return str(self._call("GET", "/version"))
 
     def create_proxy(self, name: str, listen_port: int, upstream: str) -> Proxy:
-        self._call(
-            "POST", "/proxies", {"name": name, "listen": f"{LOOPBACK}:{listen_port}", "upstream": upstream}
-        )
+        self._call("POST", "/proxies", {"name": name, "listen": f"{LOOPBACK}:{listen_port}", "upstream": upstream})
         return Proxy(name, listen_port, upstream)
 
     def set_enabled(self, proxy: str, enabled: bool) -> None:

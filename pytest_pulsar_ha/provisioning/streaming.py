@@ -62,7 +62,5 @@ def run_with_progress(
     code = process.wait()
     if code != 0:
         output = "\n".join(tail)
-        raise ProvisioningError(
-            f"{what} failed (exit {code}) running: {' '.join(argv)}\n{output}\nhint: {hint}"
-        )
+        raise ProvisioningError(f"{what} failed (exit {code}) running: {' '.join(argv)}\n{output}\nhint: {hint}")
     progress(f"{what}: done in {time.monotonic() - started:.0f}s")

@@ -59,7 +59,9 @@ def test_replicated_subscription_is_enabled(pulsar_ha: PulsarHaEnvironment, geo_
     client = pulsar_ha.client("cluster-a")
     try:
         consumer = client.subscribe(
-            topic, "shared-state", replicate_subscription_state_enabled=True,
+            topic,
+            "shared-state",
+            replicate_subscription_state_enabled=True,
             initial_position=pulsar.InitialPosition.Earliest,
         )
         producer = client.create_producer(topic)

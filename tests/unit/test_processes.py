@@ -21,8 +21,11 @@ def _alive(pid: int) -> bool:
 def test_stop_kills_the_whole_group(tmp_path: Path) -> None:
     registry = PidRegistry(tmp_path / "run")
     proc = ManagedProcess(
-        "sleepers", ["sh", "-c", "sleep 300 & sleep 300 & wait"], cwd=tmp_path,
-        log_path=tmp_path / "log", registry=registry,
+        "sleepers",
+        ["sh", "-c", "sleep 300 & sleep 300 & wait"],
+        cwd=tmp_path,
+        log_path=tmp_path / "log",
+        registry=registry,
     )
     proc.start()
     assert len(registry.records()) == 1
@@ -41,7 +44,8 @@ def test_orphans_of_a_dead_owner_are_reaped_and_live_owners_are_not(tmp_path: Pa
         "from pytest_pulsar_ha.pid_registry import PidRegistry\n"
         "from pytest_pulsar_ha.processes import ManagedProcess\n"
         f"r = PidRegistry(Path({str(tmp_path / 'run')!r}))\n"
-        f"p = ManagedProcess('orphan', ['sleep', '300'], cwd=Path('.'), log_path=Path({str(tmp_path / 'o.log')!r}), registry=r)\n"
+        f"log = Path({str(tmp_path / 'o.log')!r})\n"
+        "p = ManagedProcess('orphan', ['sleep', '300'], cwd=Path('.'), log_path=log, registry=r)\n"
         "p.start(); print(p.pid)\n"
     )
     orphan = int(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
@@ -63,8 +67,12 @@ def test_reaper_never_kills_a_group_without_the_run_marker(tmp_path: Path) -> No
     stranger = subprocess.Popen(["sleep", "300"], start_new_session=True)
     try:
         record = {
-            "run_id": "deadbeef0000", "name": "forged", "pgid": stranger.pid,
-            "owner_pid": 999_999_999, "owner_start": 1, "command": "sleep 300",
+            "run_id": "deadbeef0000",
+            "name": "forged",
+            "pgid": stranger.pid,
+            "owner_pid": 999_999_999,
+            "owner_start": 1,
+            "command": "sleep 300",
         }
         (tmp_path / "run" / f"deadbeef0000-{stranger.pid}.json").write_text(json.dumps(record))
         assert registry.reap_orphans() == []
@@ -76,8 +84,11 @@ def test_reaper_never_kills_a_group_without_the_run_marker(tmp_path: Path) -> No
 
 def test_a_process_that_dies_is_reported_at_once_with_its_log(tmp_path: Path) -> None:
     proc = ManagedProcess(
-        "doomed", ["sh", "-c", "echo boom: no such config; exit 3"], cwd=tmp_path,
-        log_path=tmp_path / "doomed.log", registry=PidRegistry(tmp_path / "run"),
+        "doomed",
+        ["sh", "-c", "echo boom: no such config; exit 3"],
+        cwd=tmp_path,
+        log_path=tmp_path / "doomed.log",
+        registry=PidRegistry(tmp_path / "run"),
     )
     proc.start()
     began = time.monotonic()
@@ -93,7 +104,11 @@ def test_a_process_that_dies_is_reported_at_once_with_its_log(tmp_path: Path) ->
 
 def test_a_timeout_carries_the_last_check_and_the_hint(tmp_path: Path) -> None:
     proc = ManagedProcess(
-        "silent", ["sleep", "30"], cwd=tmp_path, log_path=tmp_path / "s.log", registry=PidRegistry(tmp_path / "r"),
+        "silent",
+        ["sleep", "30"],
+        cwd=tmp_path,
+        log_path=tmp_path / "s.log",
+        registry=PidRegistry(tmp_path / "r"),
     )
     proc.start()
     (port,) = free_ports(1)
@@ -109,7 +124,10 @@ def test_a_timeout_carries_the_last_check_and_the_hint(tmp_path: Path) -> None:
 def test_environment_marker_is_set(tmp_path: Path) -> None:
     registry = PidRegistry(tmp_path / "run", run_id="abc123")
     proc = ManagedProcess(
-        "env", ["sh", "-c", 'echo "run=$PULSAR_HA_RUN_ID"'], cwd=tmp_path, log_path=tmp_path / "e.log",
+        "env",
+        ["sh", "-c", 'echo "run=$PULSAR_HA_RUN_ID"'],
+        cwd=tmp_path,
+        log_path=tmp_path / "e.log",
         registry=registry,
     )
     proc.start()

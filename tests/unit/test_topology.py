@@ -38,5 +38,10 @@ def test_spec_rejects_zero_brokers() -> None:
 
 def test_ordered_pairs_cover_every_direction() -> None:
     assert ordered_pairs(["a", "b", "c"]) == [
-        ("a", "b"), ("a", "c"), ("b", "a"), ("b", "c"), ("c", "a"), ("c", "b"),
+        ("a", "b"),
+        ("a", "c"),
+        ("b", "a"),
+        ("b", "c"),
+        ("c", "a"),
+        ("c", "b"),
     ]

@@ -7,7 +7,6 @@ import socketserver
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -70,8 +69,10 @@ def test_cut_refuses_new_and_closes_open_connections(echo_proxy: tuple[ProxyNetw
     open_conn.close()
 
 
-def test_overlapping_cuts_keep_the_proxy_down_until_the_last_ends(echo_proxy: tuple[ProxyNetwork, int]) -> None:
-    network, port = echo_proxy
+def test_overlapping_cuts_keep_the_proxy_down_until_the_last_ends(
+    echo_proxy: tuple[ProxyNetwork, int],
+) -> None:
+    network, _port = echo_proxy
     with network.cut(["echo"]):
         with network.cut(["echo"]):
             pass
@@ -98,12 +99,14 @@ def test_latency_toxic_delays_answers_and_is_removed(echo_proxy: tuple[ProxyNetw
 
 def test_timeout_toxic_accepts_tcp_and_answers_nothing(echo_proxy: tuple[ProxyNetwork, int]) -> None:
     network, port = echo_proxy
-    with network.toxic(["echo"], "timeout", {"timeout": 0}, ("upstream", "downstream")):
-        with socket.create_connection(("127.0.0.1", port), timeout=2) as sock:  # TCP still accepted
-            sock.sendall(b"ping")
-            sock.settimeout(1.0)
-            with pytest.raises(TimeoutError):
-                sock.recv(4)
+    with (
+        network.toxic(["echo"], "timeout", {"timeout": 0}, ("upstream", "downstream")),
+        socket.create_connection(("127.0.0.1", port), timeout=2) as sock,  # TCP is still accepted
+    ):
+        sock.sendall(b"ping")
+        sock.settimeout(1.0)
+        with pytest.raises(TimeoutError):
+            sock.recv(4)
     assert _roundtrip(port) == b"ping"
 
 

@@ -1,0 +1,38 @@
+# Every target installs what it needs first: a virtual environment with the package and its dev tools,
+# then Pulsar (from Maven Central, with mvn) and toxiproxy (go install) into ~/.cache/pytest-pulsar-ha.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PYTEST_ARGS ?=
+
+.PHONY: setup provision demo test lint unit bench clean-cache reap
+
+setup: $(VENV)/.installed provision
+
+$(VENV)/.installed: pyproject.toml
+	python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $@
+
+provision: $(VENV)/.installed
+	$(VENV)/bin/pulsar-ha provision
+
+demo: setup
+	$(VENV)/bin/pulsar-ha demo
+
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+
+test: setup lint
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+unit: $(VENV)/.installed
+	$(PY) -m pytest tests/unit tests/plugin/test_options.py
+
+bench: setup
+	$(PY) benchmarks/bringup.py
+
+reap: $(VENV)/.installed
+	$(VENV)/bin/pulsar-ha reap

@@ -1,0 +1,95 @@
+"""Plugin behaviour, tested with pytester: options, validation, report header, lazy imports."""
+
+from __future__ import annotations
+
+import pytest
+
+PASSING = "def test_ok():\n    pass\n"
+
+
+def test_help_lists_every_option_with_its_ini_name(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--help")
+    out = result.stdout.str()
+    for name in ("clusters", "backend", "pulsar-version", "cache-dir", "heap", "startup-timeout"):
+        assert f"--pulsar-ha-{name}" in out
+    assert "pulsar_ha_clusters" in out
+
+
+def test_header_shows_the_effective_settings(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(PASSING)
+    result = pytester.runpytest("--pulsar-ha-clusters=east,west", "--pulsar-ha-heap=1g")
+    result.stdout.fnmatch_lines(["pulsar-ha: backend=embedded clusters=east,west pulsar=4.0.8 heap=1g *"])
+    assert result.ret == 0
+
+
+def test_ini_sets_values_and_the_command_line_wins(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\npulsar_ha_clusters = 3\npulsar_ha_heap = 768m\n")
+    pytester.makepyfile(PASSING)
+    pytester.runpytest().stdout.fnmatch_lines(["*clusters=cluster-a,cluster-b,cluster-c*heap=768m*"])
+    pytester.runpytest("--pulsar-ha-clusters=2").stdout.fnmatch_lines(["*clusters=cluster-a,cluster-b pulsar*"])
+
+
+@pytest.mark.parametrize(
+    ("args", "ini", "message"),
+    [
+        (["--pulsar-ha-clusters=0"], "", "*--pulsar-ha-clusters='0' is out of range*count from 1 to 5*"),
+        (["--pulsar-ha-clusters=a,a"], "", "*--pulsar-ha-clusters='a,a' names a twice*"),
+        (
+            ["--pulsar-ha-backend=docker"],
+            "",
+            "*--pulsar-ha-backend='docker' is not a known backend; valid values: embedded*",
+        ),
+        (
+            ["--pulsar-ha-pulsar-version=latest"],
+            "",
+            "*--pulsar-ha-pulsar-version='latest' is not a Pulsar version of the form X.Y.Z*",
+        ),
+        (
+            ["--pulsar-ha-startup-timeout=soon"],
+            "",
+            "*--pulsar-ha-startup-timeout='soon' is not a positive number*",
+        ),
+        (
+            [],
+            "pulsar_ha_heap = lots",
+            "*ini pulsar_ha_heap='lots' is not a JVM memory size such as 512m or 1g*",
+        ),
+        (
+            [],
+            "pulsar_ha_clusters = Upper",
+            "*ini pulsar_ha_clusters='Upper'*cluster name 'Upper' is not valid*",
+        ),
+    ],
+)
+def test_bad_values_are_usage_errors_naming_the_option(
+    pytester: pytest.Pytester, args: list[str], ini: str, message: str
+) -> None:
+    if ini:
+        pytester.makeini(f"[pytest]\n{ini}\n")
+    pytester.makepyfile(PASSING)
+    result = pytester.runpytest(*args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+    result.stdout.no_fnmatch_line("*starting cluster*")
+
+
+def test_loading_the_plugin_imports_no_heavy_module(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        import sys
+
+        def test_light():
+            assert "pytest_pulsar_ha.plugin" in sys.modules
+            heavy = [m for m in ("pulsar", "_pulsar", "pyspark", "pyarrow", "matplotlib") if m in sys.modules]
+            assert heavy == []
+        """
+    )
+    result = pytester.runpytest_subprocess()
+    result.assert_outcomes(passed=1)
+
+
+def test_a_session_that_does_not_use_the_fixture_starts_nothing(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(PASSING)
+    result = pytester.runpytest_subprocess("--pulsar-ha-cache-dir", str(pytester.path / "empty-cache"))
+    result.assert_outcomes(passed=1)
+    assert not (pytester.path / "empty-cache").exists()
