@@ -29,7 +29,9 @@ def test_stop_kills_the_whole_group(tmp_path: Path) -> None:
     )
     proc.start()
     assert len(registry.records()) == 1
-    members = registry.records()[0].members()
+    deadline = time.monotonic() + 10
+    while len(members := registry.records()[0].members()) < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert len(members) == 3  # the shell and both sleeps carry the run id
     proc.stop(grace_seconds=1)
     assert not any(_alive(pid) for pid in members)

@@ -1,0 +1,119 @@
+"""AutoClusterFailover (PIP-121) as a ``pulsar.ServiceInfoProvider`` for the Python client (>= 3.11)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pulsar
+
+from .durations import Duration, seconds
+from .endpoints import ClusterEndpoint
+from .events import EventHub, SwitchEvent
+from .failover_policy import FailoverPolicy
+from .probes import Probe, make_probe
+
+log = logging.getLogger("pulsar_ha_providers.auto")
+
+
+class AutoClusterFailover(pulsar.ServiceInfoProvider):  # type: ignore[misc]
+    """Probe the primary and the secondaries every ``check_interval``; switch as PIP-121 describes.
+
+    Pass the instance as ``pulsar.Client(provider, ...)``. Durations are seconds, ``timedelta`` or strings such
+    as ``"500ms"``. Every probe result and every switch is published on :attr:`events`.
+    """
+
+    def __init__(
+        self,
+        primary: ClusterEndpoint,
+        secondaries: Sequence[ClusterEndpoint],
+        *,
+        check_interval: Duration = "1s",
+        failover_delay: Duration,
+        switch_back_delay: Duration,
+        probe: str | Probe = "lookup",
+        probe_timeout: Duration | None = None,
+    ) -> None:
+        super().__init__()
+        if not secondaries:
+            raise ValueError("AutoClusterFailover needs at least one secondary")
+        self.endpoints = [primary, *secondaries]
+        names = [e.name for e in self.endpoints]
+        if len(set(names)) != len(names):
+            raise ValueError(f"endpoint names must differ: {names}")
+        self.check_interval = seconds(check_interval, "check_interval")
+        if self.check_interval <= 0:
+            raise ValueError("check_interval must be positive")
+        self.failover_delay = seconds(failover_delay, "failover_delay")
+        self.switch_back_delay = seconds(switch_back_delay, "switch_back_delay")
+        default_timeout = min(self.check_interval * 0.8, 5.0)
+        self.probe_timeout = seconds(probe_timeout, "probe_timeout") if probe_timeout is not None else default_timeout
+        if not 0 < self.probe_timeout < self.check_interval:
+            raise ValueError(
+                f"probe_timeout ({self.probe_timeout}s) must be positive and below check_interval "
+                f"({self.check_interval}s), or a blackholed endpoint would stall the probe loop"
+            )
+        self.probe = make_probe(probe)
+        self.policy = FailoverPolicy(len(self.endpoints), self.failover_delay, self.switch_back_delay)
+        self.events = EventHub()
+        self._update: Callable[[Any], None] | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._pool = ThreadPoolExecutor(max_workers=len(self.endpoints), thread_name_prefix="pulsar-ha-probe")
+
+    def __repr__(self) -> str:
+        return (
+            f"AutoClusterFailover(primary={self.endpoints[0].name}, secondaries={[e.name for e in self.endpoints[1:]]}, "
+            f"check_interval={self.check_interval}s, failover_delay={self.failover_delay}s, "
+            f"switch_back_delay={self.switch_back_delay}s, probe={self.probe.kind})"
+        )
+
+    @property
+    def current(self) -> ClusterEndpoint:
+        return self.endpoints[self.policy.current]
+
+    # -- pulsar.ServiceInfoProvider --------------------------------------------------------------------
+
+    def initial_service_info(self) -> Any:
+        return self.endpoints[0].service_info()
+
+    def initialize(self, on_service_info_update: Callable[[Any], None]) -> None:
+        self._update = on_service_info_update
+        self._thread = threading.Thread(target=self._run, name="pulsar-ha-auto-failover", daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout=self.check_interval + self.probe_timeout + 1)
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    # -- the probe loop --------------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        next_tick = time.monotonic() + self.check_interval
+        while not self._stop.wait(max(0.0, next_tick - time.monotonic())):
+            try:
+                self.tick()
+            except Exception:
+                log.exception("probe loop iteration failed; continuing")
+            next_tick = max(next_tick + self.check_interval, time.monotonic())
+
+    def tick(self) -> None:
+        """Probe every endpoint at once (each within ``probe_timeout``) and apply the policy's decision."""
+        results = list(self._pool.map(lambda e: self.probe.run(e, self.probe_timeout), self.endpoints))
+        for result in results:
+            self.events.publish(result)
+        before = self.policy.current
+        decision = self.policy.tick(time.monotonic(), {i: r.ok for i, r in enumerate(results)})
+        if decision is None:
+            return
+        target = self.endpoints[decision.target]
+        log.warning("switching from %s to %s: %s", self.endpoints[before].name, target.name, decision.reason)
+        if self._update is not None:
+            self._update(target.service_info())
+        self.events.publish(SwitchEvent(self.endpoints[before].name, target.name, decision.reason))
