@@ -35,6 +35,16 @@ class AdminClient:
         except ValueError:
             return body
 
+    def get_raw(self, path: str) -> tuple[int, dict[str, str], bytes]:
+        """GET without decoding: (status, headers, body); HTTP errors are returned, not raised."""
+        url = f"{self.base_url}/admin/v2/{path.lstrip('/')}"
+        request = urllib.request.Request(url, headers={"Authorization": f"Bearer {self.token}"} if self.token else {})
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                return int(response.status), dict(response.headers.items()), response.read()
+        except urllib.error.HTTPError as exc:
+            return int(exc.code), dict(exc.headers.items()), exc.read()
+
     def get(self, path: str) -> Any:
         return self.call("GET", path)
 

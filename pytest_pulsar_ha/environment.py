@@ -149,12 +149,17 @@ class PulsarHaEnvironment:
         except KeyError:
             raise KeyError(f"no cluster {name!r}; this environment has {', '.join(self.clusters)}") from None
 
-    def client(self, cluster: str, **options: Any) -> pulsar.Client:
-        """A ``pulsar.Client`` for ``cluster`` through its proxy, with ``client_options`` applied."""
+    def client(self, cluster: str | Any, **options: Any) -> pulsar.Client:
+        """A ``pulsar.Client`` with ``client_options`` applied, logging to ``clients.log`` in the work dir.
+
+        ``cluster`` is a cluster name (its proxied service URL is used) or a ``pulsar.ServiceInfoProvider``
+        (e.g. a failover provider built from :meth:`endpoint`).
+        """
         import pulsar
 
         options.setdefault("logger", pulsar.FileLogger(pulsar.LoggerLevel.Info, str(self.work_dir / "clients.log")))
-        return pulsar.Client(self.cluster(cluster).service_url, **{**self.client_options, **options})
+        target = self.cluster(cluster).service_url if isinstance(cluster, str) else cluster
+        return pulsar.Client(target, **{**self.client_options, **options})
 
     def create_geo_namespace(self, name: str | None = None, clusters: Sequence[str] | None = None) -> str:
         """Create ``pulsar-ha/<name>`` on every cluster, replicated to ``clusters`` (default: all)."""

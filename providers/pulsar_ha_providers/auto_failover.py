@@ -3,24 +3,22 @@
 from __future__ import annotations
 
 import logging
-import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
-
-import pulsar
 
 from .durations import Duration, seconds
 from .endpoints import ClusterEndpoint
 from .events import EventHub, SwitchEvent
 from .failover_policy import FailoverPolicy
+from .periodic import PeriodicProvider
 from .probes import Probe, make_probe
 
 log = logging.getLogger("pulsar_ha_providers.auto")
 
 
-class AutoClusterFailover(pulsar.ServiceInfoProvider):  # type: ignore[misc]
+class AutoClusterFailover(PeriodicProvider):
     """Probe the primary and the secondaries every ``check_interval``; switch as PIP-121 describes.
 
     Pass the instance as ``pulsar.Client(provider, ...)``. Durations are seconds, ``timedelta`` or strings such
@@ -60,9 +58,8 @@ class AutoClusterFailover(pulsar.ServiceInfoProvider):  # type: ignore[misc]
         self.probe = make_probe(probe)
         self.policy = FailoverPolicy(len(self.endpoints), self.failover_delay, self.switch_back_delay)
         self.events = EventHub()
-        self._update: Callable[[Any], None] | None = None
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self.interval = self.check_interval
+        self.thread_name = "pulsar-ha-auto-failover"
         self._pool = ThreadPoolExecutor(max_workers=len(self.endpoints), thread_name_prefix="pulsar-ha-probe")
 
     def __repr__(self) -> str:
@@ -81,27 +78,11 @@ class AutoClusterFailover(pulsar.ServiceInfoProvider):  # type: ignore[misc]
     def initial_service_info(self) -> Any:
         return self.endpoints[0].service_info()
 
-    def initialize(self, on_service_info_update: Callable[[Any], None]) -> None:
-        self._update = on_service_info_update
-        self._thread = threading.Thread(target=self._run, name="pulsar-ha-auto-failover", daemon=True)
-        self._thread.start()
-
     def close(self) -> None:
-        self._stop.set()
-        if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join(timeout=self.check_interval + self.probe_timeout + 1)
+        super().close()
         self._pool.shutdown(wait=False, cancel_futures=True)
 
     # -- the probe loop --------------------------------------------------------------------------------
-
-    def _run(self) -> None:
-        next_tick = time.monotonic() + self.check_interval
-        while not self._stop.wait(max(0.0, next_tick - time.monotonic())):
-            try:
-                self.tick()
-            except Exception:
-                log.exception("probe loop iteration failed; continuing")
-            next_tick = max(next_tick + self.check_interval, time.monotonic())
 
     def tick(self) -> None:
         """Probe every endpoint at once (each within ``probe_timeout``) and apply the policy's decision."""
@@ -114,6 +95,5 @@ class AutoClusterFailover(pulsar.ServiceInfoProvider):  # type: ignore[misc]
             return
         target = self.endpoints[decision.target]
         log.warning("switching from %s to %s: %s", self.endpoints[before].name, target.name, decision.reason)
-        if self._update is not None:
-            self._update(target.service_info())
+        self.switch(target.service_info())
         self.events.publish(SwitchEvent(self.endpoints[before].name, target.name, decision.reason))

@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import logging
-import threading
-import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
-
-import pulsar
 
 from .controlled_config import ConfigurationRejected, ControlledConfiguration
 from .durations import Duration, seconds
 from .endpoints import ClusterEndpoint
 from .events import EventHub, PollEvent, SwitchEvent
+from .periodic import PeriodicProvider
 
 log = logging.getLogger("pulsar_ha_providers.controlled")
 
@@ -37,7 +34,7 @@ def _endpoint_config(endpoint: ClusterEndpoint) -> ControlledConfiguration:
     )
 
 
-class ControlledClusterFailover(pulsar.ServiceInfoProvider):  # type: ignore[misc]
+class ControlledClusterFailover(PeriodicProvider):
     """Poll ``url_provider`` every ``check_interval``; switch (without a health check) when its answer changes.
 
     The answer is the PIP-121 JSON (``serviceUrl``, ``tlsTrustCertsFilePath``, ``authPluginClassName``,
@@ -76,9 +73,8 @@ class ControlledClusterFailover(pulsar.ServiceInfoProvider):  # type: ignore[mis
         self.current = _endpoint_config(default)
         self._opener = urllib.request.build_opener(_LimitedRedirects(max_redirects))
         self._logged_errors: set[str] = set()
-        self._update: Callable[[Any], None] | None = None
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self.interval = self.check_interval
+        self.thread_name = "pulsar-ha-controlled-failover"
 
     def __repr__(self) -> str:
         return (
@@ -88,25 +84,6 @@ class ControlledClusterFailover(pulsar.ServiceInfoProvider):  # type: ignore[mis
 
     def initial_service_info(self) -> Any:
         return self.default.service_info()
-
-    def initialize(self, on_service_info_update: Callable[[Any], None]) -> None:
-        self._update = on_service_info_update
-        self._thread = threading.Thread(target=self._run, name="pulsar-ha-controlled-failover", daemon=True)
-        self._thread.start()
-
-    def close(self) -> None:
-        self._stop.set()
-        if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join(timeout=self.check_interval + self.request_timeout + 1)
-
-    def _run(self) -> None:
-        next_tick = time.monotonic() + self.check_interval
-        while not self._stop.wait(max(0.0, next_tick - time.monotonic())):
-            try:
-                self.poll()
-            except Exception:
-                log.exception("poll failed unexpectedly; continuing")
-            next_tick = max(next_tick + self.check_interval, time.monotonic())
 
     def fetch(self) -> ControlledConfiguration:
         request = urllib.request.Request(self.url_provider, headers=self.headers)
@@ -129,6 +106,9 @@ class ControlledClusterFailover(pulsar.ServiceInfoProvider):  # type: ignore[mis
             raise ConfigurationRejected(f"the answer is larger than {self.max_body_bytes} bytes")
         return ControlledConfiguration.from_json(body)
 
+    def tick(self) -> None:
+        self.poll()
+
     def poll(self) -> None:
         """One poll: fetch, validate, switch if the configuration changed."""
         try:
@@ -146,7 +126,6 @@ class ControlledClusterFailover(pulsar.ServiceInfoProvider):  # type: ignore[mis
             return
         previous = self.current
         log.warning("switching from %s to %s on the URL provider's answer", previous.service_url, config.service_url)
-        if self._update is not None:
-            self._update(config.service_info())
+        self.switch(config.service_info())
         self.current = config
         self.events.publish(SwitchEvent(previous.service_url, config.service_url, "the URL provider's answer changed"))

@@ -67,7 +67,9 @@ class FailoverPolicy:
         order = [(self.current + k - 1) % (self.endpoints - 1) + 1 for k in range(1, self.endpoints - 1)]
         return self._first_healthy(order, healthy, f"active secondary down for {down_for:.1f}s, primary down")
 
-    def _first_healthy(self, candidates: range | list[int], healthy: Mapping[int, bool], reason: str) -> Decision | None:
+    def _first_healthy(
+        self, candidates: range | list[int], healthy: Mapping[int, bool], reason: str
+    ) -> Decision | None:
         for index in candidates:
             if healthy.get(index, False):
                 return self._switch(index, reason)

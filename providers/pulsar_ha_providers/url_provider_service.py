@@ -114,7 +114,7 @@ class UrlProviderService:
         service = self
 
         class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - quiet by default
+            def log_message(self, format: str, *args: Any) -> None:
                 return
 
             def _send(self, status: int, headers: Mapping[str, str], body: bytes) -> None:
@@ -125,7 +125,7 @@ class UrlProviderService:
                 self.end_headers()
                 self.wfile.write(body)
 
-            def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+            def do_GET(self) -> None:
                 for key, value in service.required_headers.items():
                     if self.headers.get(key) != value:
                         self._send(401, {}, f"missing or wrong header {key}".encode())
@@ -135,7 +135,7 @@ class UrlProviderService:
                     return
                 self._send(*service.answer())
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 prefix = "/admin/switch/"
                 if service.admin_token and self.headers.get("Authorization") != f"Bearer {service.admin_token}":
                     self._send(401, {}, b"admin token required")

@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-
 from pulsar_ha_providers import ClusterEndpoint, ControlledClusterFailover, ControlledConfiguration, UrlProviderService
 from pulsar_ha_providers.controlled_config import ConfigurationRejected
 from pulsar_ha_providers.durations import seconds
@@ -31,8 +30,12 @@ def test_durations() -> None:
         (b"{}", "no serviceUrl"),
         (b'{"serviceUrl": ""}', "no serviceUrl"),
         (b'{"serviceUrl": "http://x:1"}', "not a pulsar://"),
-        (b'{"serviceUrl": "pulsar://x:1", "authPluginClassName": "a.B", "authParamsString": "' + SECRET.encode() + b'"}',
-         "unknown authPluginClassName 'a.B'"),
+        (
+            b'{"serviceUrl": "pulsar://x:1", "authPluginClassName": "a.B", "authParamsString": "'
+            + SECRET.encode()
+            + b'"}',
+            "unknown authPluginClassName 'a.B'",
+        ),
         (b'{"serviceUrl": "pulsar://x:1", "authPluginClassName": "token"}', "needs a token"),
     ],
 )
@@ -63,15 +66,20 @@ def service() -> Iterator[UrlProviderService]:
 def provider(service: UrlProviderService) -> Iterator[tuple[ControlledClusterFailover, list[Any]]]:
     updates: list[Any] = []
     p = ControlledClusterFailover(
-        ClusterEndpoint("pulsar://127.0.0.1:1", name="a"), service.url, check_interval="1s",
-        headers={"X-Team": "ops"}, request_timeout="300ms",
+        ClusterEndpoint("pulsar://127.0.0.1:1", name="a"),
+        service.url,
+        check_interval="1s",
+        headers={"X-Team": "ops"},
+        request_timeout="300ms",
     )
     p._update = updates.append  # what initialize() wires to the client; polls are driven by the test
     yield p, updates
     p.close()
 
 
-def test_the_same_configuration_does_nothing_even_on_the_first_poll(provider: tuple[ControlledClusterFailover, list[Any]]) -> None:
+def test_the_same_configuration_does_nothing_even_on_the_first_poll(
+    provider: tuple[ControlledClusterFailover, list[Any]],
+) -> None:
     p, updates = provider
     p.poll()
     p.poll()
@@ -79,7 +87,9 @@ def test_the_same_configuration_does_nothing_even_on_the_first_poll(provider: tu
     assert [type(e) for e in p.events.recent] == [PollEvent, PollEvent]
 
 
-def test_a_changed_answer_switches_once(provider: tuple[ControlledClusterFailover, list[Any]], service: UrlProviderService) -> None:
+def test_a_changed_answer_switches_once(
+    provider: tuple[ControlledClusterFailover, list[Any]], service: UrlProviderService
+) -> None:
     p, updates = provider
     service.switch_to("b")
     p.poll()
@@ -99,7 +109,9 @@ def test_missing_headers_are_an_error_not_a_switch(service: UrlProviderService) 
 
 @pytest.mark.parametrize("kind", MISBEHAVIOURS)
 def test_every_bad_answer_is_survived_without_a_switch_and_logged_once(
-    kind: str, provider: tuple[ControlledClusterFailover, list[Any]], service: UrlProviderService,
+    kind: str,
+    provider: tuple[ControlledClusterFailover, list[Any]],
+    service: UrlProviderService,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     p, updates = provider

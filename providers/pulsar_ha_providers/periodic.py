@@ -1,0 +1,74 @@
+"""The lifecycle both providers share: a background loop that calls ``tick()`` every interval.
+
+It also works around a pulsar-client 3.13 binding issue: the C++ wrapper calls ``close()`` with the GIL held,
+but drops its reference to the provider after releasing the GIL. If that were the last reference, the provider
+would be freed without the GIL and the interpreter would abort ("PyThreadState_Get: the function must be called
+with the GIL held"). So a provider in use keeps itself alive until a moment after ``close()``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pulsar
+
+log = logging.getLogger("pulsar_ha_providers")
+
+_IN_USE: set[PeriodicProvider] = set()
+_IN_USE_LOCK = threading.Lock()
+
+
+def _release(provider: PeriodicProvider) -> None:
+    with _IN_USE_LOCK:
+        _IN_USE.discard(provider)
+
+
+class PeriodicProvider(pulsar.ServiceInfoProvider):  # type: ignore[misc]
+    """Subclasses set ``interval`` and implement ``initial_service_info`` and ``tick``."""
+
+    interval: float
+    thread_name = "pulsar-ha-provider"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._update: Callable[[Any], None] | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def tick(self) -> None:
+        raise NotImplementedError
+
+    def switch(self, service_info: Any) -> None:
+        """Hand the client a new ``pulsar.ServiceInfo`` (the client reconnects everything to it)."""
+        if self._update is not None:
+            self._update(service_info)
+
+    def initialize(self, on_service_info_update: Callable[[Any], None]) -> None:
+        self._update = on_service_info_update
+        with _IN_USE_LOCK:
+            _IN_USE.add(self)
+        self._thread = threading.Thread(target=self._run, name=self.thread_name, daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        """Stop the loop; called by the client when it is closed (or by hand)."""
+        self._stop.set()
+        timer = threading.Timer(1.0, _release, (self,))
+        timer.daemon = True
+        timer.start()
+
+    def _run(self) -> None:
+        next_tick = time.monotonic() + self.interval
+        while not self._stop.wait(max(0.0, next_tick - time.monotonic())):
+            try:
+                self.tick()
+            except Exception:
+                log.exception("%s: an iteration failed; continuing", self.thread_name)
+            next_tick = max(next_tick + self.interval, time.monotonic())

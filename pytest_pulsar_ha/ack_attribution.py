@@ -1,0 +1,38 @@
+"""Which cluster acknowledged a send: read from the brokers' own storage, not from any client's self-report.
+
+A send acknowledged with message id (ledger, entry) was stored at that position by the cluster that
+acknowledged it. The admin API returns the entry at a position with its metadata; the copy that geo-replication
+wrote on another cluster carries ``X-Pulsar-replicated-from``. So the acknowledging cluster is the one whose
+entry at that position holds the same payload and was not replicated from elsewhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from .admin import AdminClient
+
+REPLICATED_FROM = "x-pulsar-replicated-from"
+
+
+def topic_path(topic: str) -> str:
+    """``persistent://t/ns/name`` -> ``persistent/t/ns/name`` (the admin REST form)."""
+    domain, _, rest = topic.partition("://")
+    if not rest or rest.count("/") != 2:
+        raise ValueError(f"{topic!r} is not a fully qualified topic name (persistent://tenant/namespace/topic)")
+    return f"{domain}/{rest}"
+
+
+def acknowledging_cluster(
+    admins: Mapping[str, AdminClient], topic: str, ledger_id: int, entry_id: int, payload: bytes
+) -> str | None:
+    """The name of the cluster that stored ``payload`` at (ledger, entry) as an original publish, or None."""
+    path = f"{topic_path(topic)}/ledger/{ledger_id}/entry/{entry_id}"
+    for name, admin in admins.items():
+        status, headers, body = admin.get_raw(path)
+        if status != 200 or body != payload:
+            continue
+        if REPLICATED_FROM in {key.lower() for key in headers}:
+            continue
+        return name
+    return None
