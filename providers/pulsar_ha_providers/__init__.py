@@ -5,7 +5,8 @@ Both are ``pulsar.ServiceInfoProvider`` subclasses (pulsar-client >= 3.11): pass
 """
 
 from .auto_failover import AutoClusterFailover
-from .controlled_failover import ControlledClusterFailover, ControlledConfiguration
+from .controlled_config import ControlledConfiguration
+from .controlled_failover import ControlledClusterFailover
 from .endpoints import ClusterEndpoint
 from .events import EventHub, PollEvent, ProbeEvent, SwitchEvent
 from .probes import HealthProbe, LookupProbe, Probe, TcpProbe

@@ -64,7 +64,8 @@ class AutoClusterFailover(PeriodicProvider):
 
     def __repr__(self) -> str:
         return (
-            f"AutoClusterFailover(primary={self.endpoints[0].name}, secondaries={[e.name for e in self.endpoints[1:]]}, "
+            f"AutoClusterFailover(primary={self.endpoints[0].name}, "
+            f"secondaries={[e.name for e in self.endpoints[1:]]}, "
             f"check_interval={self.check_interval}s, failover_delay={self.failover_delay}s, "
             f"switch_back_delay={self.switch_back_delay}s, probe={self.probe.kind})"
         )

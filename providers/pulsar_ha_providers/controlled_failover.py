@@ -19,10 +19,11 @@ log = logging.getLogger("pulsar_ha_providers.controlled")
 DEFAULT_MAX_BODY = 64 * 1024
 
 
-class _LimitedRedirects(urllib.request.HTTPRedirectHandler):
-    def __init__(self, limit: int) -> None:
-        self.max_redirections = limit
-        self.max_repeats = 2
+def _redirect_handler(limit: int) -> urllib.request.HTTPRedirectHandler:
+    handler = urllib.request.HTTPRedirectHandler()
+    handler.max_redirections = limit  # type: ignore[misc]
+    handler.max_repeats = 2  # type: ignore[misc]
+    return handler
 
 
 def _endpoint_config(endpoint: ClusterEndpoint) -> ControlledConfiguration:
@@ -71,7 +72,7 @@ class ControlledClusterFailover(PeriodicProvider):
         self.max_body_bytes = max_body_bytes
         self.events = EventHub()
         self.current = _endpoint_config(default)
-        self._opener = urllib.request.build_opener(_LimitedRedirects(max_redirects))
+        self._opener = urllib.request.build_opener(_redirect_handler(max_redirects))
         self._logged_errors: set[str] = set()
         self.interval = self.check_interval
         self.thread_name = "pulsar-ha-controlled-failover"

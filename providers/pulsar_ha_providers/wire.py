@@ -170,5 +170,6 @@ def probe_lookup(
             response = parse_fields(bytes(fields[24][0]))
             kind = int(response.get(3, [LOOKUP_FAILED])[0])
             if kind == LOOKUP_FAILED:
-                raise WireError(f"lookup failed: error {response.get(6, ['?'])[0]} {_text(response, 7)}".strip())
+                code = response.get(6, [-1])[0]
+                raise WireError(f"lookup failed: server error {code!r}: {_text(response, 7)}")
             return LookupAnswer("Connect" if kind == LOOKUP_CONNECT else "Redirect", _text(response, 1))

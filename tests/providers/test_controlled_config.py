@@ -48,8 +48,9 @@ def test_bad_answers_are_rejected_with_the_reason_and_no_secret(body: bytes, mes
 
 def test_secrets_never_appear_in_the_repr() -> None:
     config = ControlledConfiguration.from_json(
-        b'{"serviceUrl": "pulsar://x:1", "authPluginClassName": "org.apache.pulsar.client.impl.auth.AuthenticationToken",'
-        b' "authParamsString": "token:' + SECRET.encode() + b'"}'
+        b'{"serviceUrl": "pulsar://x:1", '
+        b'"authPluginClassName": "org.apache.pulsar.client.impl.auth.AuthenticationToken", '
+        b'"authParamsString": "token:' + SECRET.encode() + b'"}'
     )
     assert SECRET not in repr(config) and SECRET not in str(config)
     assert SECRET not in repr(ClusterEndpoint("pulsar://x:1", token=SECRET))

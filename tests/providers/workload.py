@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from dataclasses import dataclass, field
@@ -72,10 +73,8 @@ class Workload:
             except pulsar.PulsarException:
                 continue
             self.received.add(message.data())
-            try:
+            with contextlib.suppress(pulsar.PulsarException):
                 self.consumer.acknowledge(message)
-            except pulsar.PulsarException:
-                pass
 
     def _drained(self) -> bool:
         return all(a.payload in self.received for a in self.acks)
