@@ -21,6 +21,8 @@ from .settings import BACKENDS, HaSettings, check_backend, check_heap, check_tim
 from .topology import parse_clusters
 
 if TYPE_CHECKING:
+    from pulsar_ha_providers import UrlProviderService
+
     from .environment import PulsarHaEnvironment
 
 SETTINGS_KEY = pytest.StashKey[HaSettings]()
@@ -124,6 +126,19 @@ def _pulsar_ha_heal(request: pytest.FixtureRequest) -> Iterator[None]:
         env = request.config.stash.get(ENV_KEY, None)
         if env is not None:
             env.heal()
+
+
+@pytest.fixture
+def url_provider(pulsar_ha: PulsarHaEnvironment) -> Iterator[UrlProviderService]:
+    """A running PIP-121 URL-provider service serving every cluster of the environment; the first is active.
+
+    Switch with ``url_provider.switch_to(name)`` or ``POST <url>admin/switch/<name>``.
+    """
+    from pulsar_ha_providers import UrlProviderService
+
+    clusters = {name: {"serviceUrl": c.service_url} for name, c in pulsar_ha.clusters.items()}
+    with UrlProviderService(clusters, next(iter(clusters))) as service:
+        yield service
 
 
 @pytest.fixture
