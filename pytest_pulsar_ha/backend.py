@@ -46,6 +46,8 @@ class ClusterNode(Protocol):
     """A running (or stopped) cluster as a backend controls it; addresses are direct, not proxied."""
 
     spec: ClusterSpec
+    token: str | None
+    """A superuser token of this cluster when it runs with token authentication, else None."""
 
     @property
     def broker_url(self) -> str: ...

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from .admin import AdminClient
 from .backend import ClusterNode
@@ -32,10 +33,19 @@ class Cluster:
         self._peers = peers
         self.service_url = f"pulsar://{LOOPBACK}:{client_port}"
         self.admin_url = f"http://{LOOPBACK}:{http_port}"
-        self.admin = AdminClient(node.web_url)
+        self.token = node.token
+        self.admin = AdminClient(node.web_url, token=node.token)
 
     def __repr__(self) -> str:
         return f"<Cluster {self.name} service_url={self.service_url} admin_url={self.admin_url}>"
+
+    def authentication(self) -> Any:
+        """``pulsar.AuthenticationToken`` with this cluster's token, or None when it runs without auth."""
+        if self.token is None:
+            return None
+        import pulsar
+
+        return pulsar.AuthenticationToken(self.token)
 
     @property
     def direct_service_url(self) -> str:

@@ -13,6 +13,7 @@ from .ports import LOOPBACK
 from .processes import ManagedProcess
 from .provisioning import PulsarDistribution
 from .readiness import AllOf, HttpWait, json_contains
+from .tokens import create_token, new_secret_key
 from .topology import ClusterSpec
 
 # Sized so that three clusters and a local Spark job fit in 24 GiB on 2 cores.
@@ -30,7 +31,23 @@ class EmbeddedOptions:
     startup_timeout: float = 180.0
 
 
-def standalone_settings(spec: ClusterSpec, plan: ListenerPlan) -> dict[str, str]:
+ADMIN_ROLE = "pulsar-ha-admin"
+TOKEN_PLUGIN = "org.apache.pulsar.client.impl.auth.AuthenticationToken"
+
+
+def token_settings(secret_key_file: Path, admin_token: str) -> dict[str, str]:
+    """Token authentication with this cluster's own key; the broker's internal client uses the admin token."""
+    return {
+        "authenticationEnabled": "true",
+        "authenticationProviders": "org.apache.pulsar.broker.authentication.AuthenticationProviderToken",
+        "tokenSecretKey": f"file://{secret_key_file}",
+        "superUserRoles": ADMIN_ROLE,
+        "brokerClientAuthenticationPlugin": TOKEN_PLUGIN,
+        "brokerClientAuthenticationParameters": f"token:{admin_token}",
+    }
+
+
+def standalone_settings(spec: ClusterSpec, plan: ListenerPlan, extra: dict[str, str] | None = None) -> dict[str, str]:
     """Broker settings of one embedded cluster; the spec's own ``broker_settings`` win."""
     settings = {
         "clusterName": spec.name,
@@ -46,6 +63,7 @@ def standalone_settings(spec: ClusterSpec, plan: ListenerPlan) -> dict[str, str]
         # Topics of a test must not vanish between a fault and the check that reads them.
         "brokerDeleteInactiveTopicsEnabled": "false",
     }
+    settings.update(extra or {})
     settings.update(spec.broker_settings)
     return settings
 
@@ -60,7 +78,17 @@ class StandaloneNode:
         self.dir = options.work_dir / spec.name
         dist = options.distribution
         conf = self.dir / "conf" / "standalone.conf"
-        write_config(dist.home / "conf" / "standalone.conf", conf, standalone_settings(spec, plan))
+        self.token: str | None = None
+        extra: dict[str, str] = {}
+        if spec.auth == "token":
+            key = new_secret_key()
+            key_file = self.dir / "conf" / "token-secret.key"
+            key_file.parent.mkdir(parents=True, exist_ok=True)
+            key_file.write_bytes(key)
+            key_file.chmod(0o600)
+            self.token = create_token(key, ADMIN_ROLE)
+            extra = token_settings(key_file, self.token)
+        write_config(dist.home / "conf" / "standalone.conf", conf, standalone_settings(spec, plan, extra))
         self.process = ManagedProcess(
             f"pulsar {spec.name}",
             [
@@ -94,6 +122,7 @@ class StandaloneNode:
         return f"http://{LOOPBACK}:{self.plan.web_port}"
 
     def readiness(self) -> AllOf:
+        headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
         return AllOf(
             timeout=self.options.startup_timeout,
             poll_interval=0.5,
@@ -102,8 +131,10 @@ class StandaloneNode:
                 f"causes (heap {self.options.heap}; raise it with --pulsar-ha-heap)"
             ),
             strategies=[
-                HttpWait(url=f"{self.web_url}/admin/v2/clusters", accept=json_contains(self.spec.name)),
-                HttpWait(url=f"{self.web_url}/admin/v2/brokers/health"),
+                HttpWait(
+                    url=f"{self.web_url}/admin/v2/clusters", accept=json_contains(self.spec.name), headers=headers
+                ),
+                HttpWait(url=f"{self.web_url}/admin/v2/brokers/health", headers=headers),
             ],
         )
 

@@ -128,14 +128,16 @@ class PulsarHaEnvironment:
     def _wire_replication(self) -> None:
         """Register every cluster in every other one; each direction points at its own link proxy."""
         for (src, dst), port in self._link_ports.items():
-            self.clusters[src].admin.put(
-                f"clusters/{dst}",
-                {
-                    "serviceUrl": self.clusters[dst].direct_admin_url,
-                    "brokerServiceUrl": f"pulsar://{LOOPBACK}:{port}",
-                    "listenerName": replication_listener(src),
-                },
-            )
+            registration = {
+                "serviceUrl": self.clusters[dst].direct_admin_url,
+                "brokerServiceUrl": f"pulsar://{LOOPBACK}:{port}",
+                "listenerName": replication_listener(src),
+            }
+            remote_token = self.clusters[dst].token
+            if remote_token is not None:  # the replicator of src authenticates to dst with dst's token
+                registration["authenticationPlugin"] = "org.apache.pulsar.client.impl.auth.AuthenticationToken"
+                registration["authenticationParameters"] = f"token:{remote_token}"
+            self.clusters[src].admin.put(f"clusters/{dst}", registration)
 
     # -- use -------------------------------------------------------------------------------------------
 
@@ -158,8 +160,12 @@ class PulsarHaEnvironment:
         import pulsar
 
         options.setdefault("logger", pulsar.FileLogger(pulsar.LoggerLevel.Info, str(self.work_dir / "clients.log")))
-        target = self.cluster(cluster).service_url if isinstance(cluster, str) else cluster
-        return pulsar.Client(target, **{**self.client_options, **options})
+        if isinstance(cluster, str):
+            target = self.cluster(cluster)
+            if target.token is not None:
+                options.setdefault("authentication", target.authentication())
+            return pulsar.Client(target.service_url, **{**self.client_options, **options})
+        return pulsar.Client(cluster, **{**self.client_options, **options})
 
     def create_geo_namespace(self, name: str | None = None, clusters: Sequence[str] | None = None) -> str:
         """Create ``pulsar-ha/<name>`` on every cluster, replicated to ``clusters`` (default: all)."""

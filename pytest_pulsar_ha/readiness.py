@@ -83,10 +83,10 @@ class TcpWait(WaitStrategy):
             raise NotReady(f"connect failed: {exc}") from exc
 
 
-def http_get(url: str, timeout: float = 5.0) -> tuple[int, str]:
+def http_get(url: str, timeout: float = 5.0, headers: dict[str, str] | None = None) -> tuple[int, str]:
     """GET ``url``; return (status, body). Connection errors raise OSError."""
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as response:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers or {}), timeout=timeout) as response:
             return int(response.status), response.read().decode(errors="replace")
     except urllib.error.HTTPError as exc:
         return int(exc.code), exc.read().decode(errors="replace")
@@ -98,13 +98,14 @@ class HttpWait(WaitStrategy):
 
     url: str = ""
     accept: Callable[[str], bool] = field(default=lambda body: True)
+    headers: dict[str, str] = field(default_factory=dict)
 
     def describe(self) -> str:
         return f"HTTP 200 from {self.url}"
 
     def check(self) -> None:
         try:
-            status, body = http_get(self.url, timeout=min(5.0, self.timeout))
+            status, body = http_get(self.url, timeout=min(5.0, self.timeout), headers=self.headers)
         except OSError as exc:
             raise NotReady(f"GET {self.url}: {exc}") from exc
         if status != 200:

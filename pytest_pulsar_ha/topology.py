@@ -10,6 +10,7 @@ from .errors import ConfigurationError
 
 _NAME = re.compile(r"^[a-z][a-z0-9-]{0,39}$")
 MAX_CLUSTERS = 5
+AUTH_MODES = (None, "token")
 
 
 @dataclass(frozen=True)
@@ -18,18 +19,25 @@ class ClusterSpec:
 
     ``broker_settings`` are written into the broker configuration of this cluster only (e.g.
     ``{"clusterMigrationCheckDurationSeconds": "1"}``); ``brokers`` is the number of brokers, for backends that
-    run ZooKeeper + bookies + several brokers.
+    run ZooKeeper + bookies + several brokers. ``auth="token"`` turns on token authentication with a secret key
+    of this cluster's own, so every cluster accepts only its own tokens.
     """
 
     name: str
     brokers: int = 1
     broker_settings: Mapping[str, str] = field(default_factory=dict)
+    auth: str | None = None
 
     def __post_init__(self) -> None:
         if not _NAME.match(self.name):
             raise ConfigurationError(
                 f"cluster name {self.name!r} is not valid: use 1-40 lowercase letters, digits and '-', "
                 "starting with a letter (e.g. cluster-a)"
+            )
+        if self.auth not in AUTH_MODES:
+            raise ConfigurationError(
+                f"cluster {self.name}: auth={self.auth!r} is not supported; valid values: "
+                + ", ".join(repr(m) for m in AUTH_MODES)
             )
         if self.brokers < 1:
             raise ConfigurationError(f"cluster {self.name}: brokers must be at least 1, got {self.brokers}")

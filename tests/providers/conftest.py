@@ -4,8 +4,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from pulsar_ha_providers import ClusterEndpoint
 
+from pulsar_ha_providers import ClusterEndpoint
 from pytest_pulsar_ha.environment import PulsarHaEnvironment
 
 from .workload import Workload

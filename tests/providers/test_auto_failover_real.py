@@ -7,8 +7,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from pulsar_ha_providers import AutoClusterFailover, ClusterEndpoint, SwitchEvent
 
+from pulsar_ha_providers import AutoClusterFailover, ClusterEndpoint, SwitchEvent
 from pytest_pulsar_ha.environment import PulsarHaEnvironment
 
 from .workload import Workload

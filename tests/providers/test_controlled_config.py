@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+
 from pulsar_ha_providers import ClusterEndpoint, ControlledClusterFailover, ControlledConfiguration, UrlProviderService
 from pulsar_ha_providers.controlled_config import ConfigurationRejected
 from pulsar_ha_providers.durations import seconds
