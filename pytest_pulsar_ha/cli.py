@@ -63,6 +63,33 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
+def cmd_url_provider(args: argparse.Namespace) -> int:
+    """Serve the PIP-121 JSON of the active cluster until interrupted; switch with POST /admin/switch/<name>."""
+    from pulsar_ha_providers import UrlProviderService
+
+    clusters: dict[str, dict[str, str]] = {}
+    for item in args.cluster:
+        name, sep, url = item.partition("=")
+        if not sep or not name or not url:
+            raise PulsarHaError(f"--cluster {item!r}: expected NAME=pulsar://host:port")
+        clusters[name] = {"serviceUrl": url}
+    host, _, port = args.listen.rpartition(":")
+    active = args.active or next(iter(clusters))
+    try:
+        service = UrlProviderService(
+            clusters, active, host=host or "127.0.0.1", port=int(port), admin_token=args.admin_token
+        )
+    except ValueError as exc:
+        raise PulsarHaError(str(exc)) from None
+    with service:
+        _say(
+            f"URL provider on {service.url} (active: {active}); "
+            f"switch with: curl -X POST {service.url}admin/switch/NAME"
+        )
+        while True:
+            time.sleep(3600)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pulsar-ha", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -74,6 +101,12 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--pulsar-version", default=DEFAULT_PULSAR_VERSION)
     demo.add_argument("--heap", default="512m")
     demo.set_defaults(func=cmd_demo)
+    provider = sub.add_parser("url-provider", help="serve a PIP-121 URL provider for ControlledClusterFailover")
+    provider.add_argument("--cluster", action="append", required=True, help="NAME=pulsar://host:port (repeat)")
+    provider.add_argument("--active", help="the cluster served first (default: the first --cluster)")
+    provider.add_argument("--listen", default="127.0.0.1:8089", help="HOST:PORT to listen on")
+    provider.add_argument("--admin-token", help="require 'Authorization: Bearer TOKEN' on switches")
+    provider.set_defaults(func=cmd_url_provider)
     reap = sub.add_parser("reap", help="kill processes left by a run that was killed")
     reap.set_defaults(func=cmd_reap)
     return parser

@@ -7,8 +7,7 @@ import pytest
 
 from pulsar_ha_providers import ClusterEndpoint
 from pytest_pulsar_ha.environment import PulsarHaEnvironment
-
-from .workload import Workload
+from pytest_pulsar_ha.steady_workload import Workload
 
 
 @pytest.fixture
@@ -33,6 +32,6 @@ def run_workload(pulsar_ha: PulsarHaEnvironment, geo_namespace: str) -> Iterator
 
     yield start
     for client, workload in started:
-        if not workload._stop.is_set():
+        if not workload.stopped:
             workload.stop(drain_timeout=0)
         client.close()

@@ -10,8 +10,7 @@ import pytest
 
 from pulsar_ha_providers import AutoClusterFailover, ClusterEndpoint, SwitchEvent
 from pytest_pulsar_ha.environment import PulsarHaEnvironment
-
-from .workload import Workload
+from pytest_pulsar_ha.steady_workload import Workload
 
 pytestmark = pytest.mark.real_clusters
 

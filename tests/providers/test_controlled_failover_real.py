@@ -11,8 +11,7 @@ import pytest
 from pulsar_ha_providers import ClusterEndpoint, ControlledClusterFailover, UrlProviderService
 from pulsar_ha_providers.url_provider_service import MISBEHAVIOURS
 from pytest_pulsar_ha.environment import PulsarHaEnvironment
-
-from .workload import Workload
+from pytest_pulsar_ha.steady_workload import Workload
 
 pytestmark = pytest.mark.real_clusters
 

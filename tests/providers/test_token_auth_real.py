@@ -13,8 +13,7 @@ from pulsar_ha_providers import AutoClusterFailover, ClusterEndpoint, Controlled
 from pytest_pulsar_ha import ClusterSpec, HaSettings, build_environment
 from pytest_pulsar_ha.environment import PulsarHaEnvironment
 from pytest_pulsar_ha.replication_probe import prove_replication
-
-from .workload import Workload
+from pytest_pulsar_ha.steady_workload import Workload
 
 pytestmark = pytest.mark.real_clusters
 

@@ -1,4 +1,8 @@
-"""A steady producer and a consumer on a provider-driven client, recording what they observe."""
+"""A steady producer and a consumer on one client (e.g. a failover provider's), recording what they observe.
+
+Every acknowledged send keeps its message id, so :meth:`Workload.attribute` can tell from the brokers' storage
+which cluster acknowledged it (see :mod:`pytest_pulsar_ha.ack_attribution`).
+"""
 
 from __future__ import annotations
 
@@ -8,10 +12,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-import pulsar
-
-from pytest_pulsar_ha.ack_attribution import acknowledging_cluster
-from pytest_pulsar_ha.environment import PulsarHaEnvironment
+from .ack_attribution import acknowledging_cluster
+from .environment import PulsarHaEnvironment
 
 
 @dataclass
@@ -37,8 +39,16 @@ class Workload:
     received: set[bytes] = field(default_factory=set)
     _stop: threading.Event = field(default_factory=threading.Event)
     _threads: list[threading.Thread] = field(default_factory=list)
+    consumer: Any = None
+    producer: Any = None
+
+    @property
+    def stopped(self) -> bool:
+        return self._stop.is_set()
 
     def start(self) -> Workload:
+        import pulsar
+
         self.consumer = self.client.subscribe(
             self.topic,
             "workload",
@@ -55,6 +65,8 @@ class Workload:
         return self
 
     def _produce(self) -> None:
+        import pulsar
+
         seq = 0
         while not self._stop.is_set():
             seq += 1
@@ -67,6 +79,8 @@ class Workload:
             self._stop.wait(self.interval)
 
     def _consume(self) -> None:
+        import pulsar
+
         while not self._stop.is_set() or not self._drained():
             try:
                 message = self.consumer.receive(timeout_millis=500)

@@ -1,0 +1,552 @@
+"""Load ``*.pulsar-ha.yaml`` files into validated scenario cases, or say precisely what is wrong with them.
+
+The whole file is validated (every scenario, every variant) before anything is returned; every problem is
+reported as ``file:line: key.path: message``, with the line taken from the YAML node of the key or value at
+fault, and the message saying what was expected and what was found.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import os
+import re
+import types
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import yaml
+from pydantic import BaseModel, Tag, ValidationError
+from pydantic_core import ErrorDetails
+
+from .errors import Problem, ScenarioError
+from .model import PROBLEMS_ERROR, SCENARIO_NAME_PATTERN, Loc, Scenario, dotted
+from .quantities import QUANTITY_ERROR_TYPES, describe
+
+#: Scenario files are the files whose name ends with this suffix.
+FILE_SUFFIX = ".pulsar-ha.yaml"
+
+#: Top-level keys starting with this prefix are ignored: a place for YAML anchors shared by several scenarios.
+EXTENSION_PREFIX = "x-"
+
+_CUSTOM_ERRORS = QUANTITY_ERROR_TYPES | {"name", "true_only"}
+
+
+def is_scenario_file(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` names a scenario file (``*.pulsar-ha.yaml``)."""
+    return os.fspath(path).endswith(FILE_SUFFIX)
+
+
+def stable_seed(text: str) -> int:
+    """A seed derived from ``text``, the same on every run and machine (32 bits)."""
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "big")
+
+
+@dataclass(frozen=True)
+class ScenarioCase:
+    """One test: a scenario of a file, with one of its variants merged in (or none)."""
+
+    path: Path
+    """The scenario file."""
+    line: int
+    """1-based line of the scenario's entry in the file (of the variant's entry, for a variant)."""
+    id: str
+    """``name``, or ``name[variant-id]`` for a variant: the pytest item's name."""
+    scenario: Scenario
+    """The validated scenario, variant merged in."""
+    variant: str | None = None
+    """The variant's id, or None for the scenario as written."""
+
+    @property
+    def seed(self) -> int:
+        """The scenario's ``seed``, or one derived from :attr:`id` (stable across runs)."""
+        return self.scenario.seed if self.scenario.seed is not None else stable_seed(self.id)
+
+
+def load_scenarios(path: str | os.PathLike[str], *, display_path: str | None = None) -> list[ScenarioCase]:
+    """Read and validate a scenario file: one case per scenario and per variant, in file order.
+
+    Raises :class:`ScenarioError` listing every problem of the file. ``display_path`` is how the file is named in
+    messages (default: ``path`` as given).
+    """
+    file = Path(path)
+    shown = display_path if display_path is not None else os.fspath(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ScenarioError([Problem(shown, 1, "", f"expected a UTF-8 text file, found undecodable bytes: {exc}")])
+    except OSError as exc:
+        raise ScenarioError([Problem(shown, 1, "", f"cannot read the file: {exc.strerror or exc}")]) from None
+    return parse_scenarios(text, file, display_path=shown)
+
+
+def parse_scenarios(text: str, path: str | os.PathLike[str], *, display_path: str | None = None) -> list[ScenarioCase]:
+    """Validate the text of a scenario file; ``path`` is recorded in the cases (and named in messages)."""
+    shown = display_path if display_path is not None else os.fspath(path)
+    return _FileLoader(Path(path), shown).load(text)
+
+
+# -- YAML with line numbers ----------------------------------------------------------------------------------
+
+
+class _Document(NamedTuple):
+    data: Any
+    lines: dict[Loc, int]
+
+
+class _YamlProblem(Exception):
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(message)
+        self.line = line
+        self.message = message
+
+
+def _compose(text: str, report: Callable[[Loc, int, str], None]) -> _Document | None:
+    """Plain data (dicts, lists, scalars) and the line of every key path: a mapping entry's line is its key's."""
+    loader = yaml.SafeLoader(text)
+    try:
+        try:
+            root = loader.get_single_node()
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            problem = exc.problem or "invalid YAML"
+            context = f" ({exc.context} on line {exc.context_mark.line + 1})" if exc.context and exc.context_mark else ""
+            raise _YamlProblem(mark.line + 1 if mark else 1, f"YAML syntax error: {problem}{context}") from None
+        except yaml.YAMLError as exc:
+            raise _YamlProblem(1, f"YAML syntax error: {exc}") from None
+        if root is None:
+            return None
+        lines: dict[Loc, int] = {}
+
+        def convert(node: yaml.Node, loc: Loc, line: int) -> Any:
+            lines[loc] = line
+            if isinstance(node, yaml.MappingNode):
+                loader.flatten_mapping(node)  # YAML merge keys (<<: *anchor)
+                result: dict[str, Any] = {}
+                for key_node, value_node in node.value:
+                    key_line = key_node.start_mark.line + 1
+                    key = loader.construct_object(key_node) if isinstance(key_node, yaml.ScalarNode) else key_node
+                    if not isinstance(key, str):
+                        found = "a list" if isinstance(key, yaml.Node) else describe(key)
+                        report(loc, key_line, f"expected keys to be text, found {found}")
+                        continue
+                    if key in result:
+                        first = lines[(*loc, key)]
+                        report((*loc, key), key_line, f"duplicate key {key!r} (first on line {first})")
+                        continue
+                    result[key] = convert(value_node, (*loc, key), key_line)
+                return result
+            if isinstance(node, yaml.SequenceNode):
+                return [convert(item, (*loc, i), item.start_mark.line + 1) for i, item in enumerate(node.value)]
+            try:
+                return loader.construct_object(node)
+            except yaml.constructor.ConstructorError as exc:
+                report(loc, line, f"expected a plain YAML value, found the tag {node.tag!r}: {exc.problem}")
+                return None
+
+        return _Document(convert(root, (), root.start_mark.line + 1), lines)
+    finally:
+        loader.dispose()
+
+
+# -- pydantic errors, in plain words -------------------------------------------------------------------------
+
+
+class _Walk(NamedTuple):
+    loc: Loc  # the error's location without union tags: the key path in the YAML data
+    model: type[BaseModel] | None  # the model in which the last key was looked up
+    union: dict[str, type[BaseModel]] | None  # when that model is one kind of a tagged union: every kind
+    tag: str | None  # ... and its kind
+    annotation: Any  # the type expected at the location
+
+
+def _strip(tp: Any) -> Any:
+    while True:
+        origin = typing.get_origin(tp)
+        if origin is typing.Annotated:
+            tp = typing.get_args(tp)[0]
+        elif origin in (typing.Union, types.UnionType):
+            args = [a for a in typing.get_args(tp) if a is not type(None)]
+            if len(args) != 1:
+                return tp
+            tp = args[0]
+        else:
+            return tp
+
+
+def _is_model(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, BaseModel)
+
+
+def _tags(union: Any) -> dict[str, type[BaseModel]]:
+    tags: dict[str, type[BaseModel]] = {}
+    for member in typing.get_args(union):
+        tag: str | None = None
+        if typing.get_origin(member) is typing.Annotated:
+            tag = next((m.tag for m in member.__metadata__ if isinstance(m, Tag)), None)
+            member = typing.get_args(member)[0]
+        if not _is_model(member):
+            continue
+        if tag is None and "kind" in member.model_fields:
+            tag = typing.get_args(member.model_fields["kind"].annotation)[0]
+        if isinstance(tag, str):
+            tags[tag] = member
+    return tags
+
+
+def _field(model: type[BaseModel], key: str | int) -> Any:
+    for name, field in model.model_fields.items():
+        if key in (name, field.alias):
+            return field.annotation
+    return None
+
+
+def _keys(model: type[BaseModel]) -> list[str]:
+    return [field.alias or name for name, field in model.model_fields.items()]
+
+
+def _walk(root: type[BaseModel], loc: tuple[str | int, ...]) -> _Walk:
+    clean: list[str | int] = []
+    tp: Any = root
+    model: type[BaseModel] | None = None
+    union: dict[str, type[BaseModel]] | None = None
+    tag: str | None = None
+    parts = list(loc)
+    while parts:
+        tp = _strip(tp)
+        part = parts[0]
+        if _is_model(tp):
+            model = tp
+            tp = _field(tp, part)
+        elif typing.get_origin(tp) in (tuple, list):
+            args = typing.get_args(tp)
+            if len(args) == 2 and args[1] is Ellipsis or typing.get_origin(tp) is list:
+                tp = args[0]
+            else:
+                tp = args[part] if isinstance(part, int) and part < len(args) else None
+        elif typing.get_origin(tp) in (typing.Union, types.UnionType) and part in (tags := _tags(tp)):
+            union, tag, tp = tags, str(part), tags[str(part)]
+            parts.pop(0)
+            continue
+        else:
+            tp = None
+        if tp is None:
+            clean.extend(parts)
+            break
+        clean.append(part)
+        parts.pop(0)
+        if _is_model(_strip(tp)) and union is not None and _strip(tp) not in union.values():
+            union, tag = None, None
+    return _Walk(tuple(clean), model, union, tag, tp)
+
+
+def _get(data: Any, loc: Loc) -> Any:
+    for part in loc:
+        if isinstance(data, dict) and part in data:
+            data = data[part]
+        elif isinstance(data, list) and isinstance(part, int) and part < len(data):
+            data = data[part]
+        else:
+            return None
+    return data
+
+
+def _quoted(ctx_text: str) -> list[str]:
+    return re.findall(r"'([^']*)'", ctx_text)
+
+
+def _did_you_mean(word: str, choices: list[str]) -> str:
+    close = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
+    return f"did you mean {close[0]!r}?" if close else f"expected one of: {', '.join(choices)}"
+
+
+def _items(count: int) -> str:
+    return "1 item" if count == 1 else f"{count} items"
+
+
+# (where to show it, which line to point at, message)
+_Explained = tuple[Loc, Loc, str]
+
+
+def _explain(error: ErrorDetails, data: Any) -> list[_Explained]:
+    """A pydantic error on the data of one scenario, as plain-word problems at key paths of that data."""
+    walk = _walk(Scenario, error["loc"])
+    loc = walk.loc
+    kind = error["type"]
+    ctx: dict[str, Any] = dict(error.get("ctx") or {})
+    found = describe(error["input"])
+    if kind == PROBLEMS_ERROR:
+        return [((*loc, *sub), (*loc, *sub), message) for sub, message in ctx["problems"]]
+    if kind == "missing":
+        parent, key = loc[:-1], loc[-1]
+        if isinstance(key, int):
+            length = len(_get(data, parent) or ())
+            expected = len(typing.get_args(_strip(_walk(Scenario, error["loc"][:-1]).annotation)))
+            return [(parent, parent, f"expected a list of {expected} items, found {_items(length)}")]
+        return [(parent, parent, f"missing required key {key!r}")]
+    if kind == "extra_forbidden":
+        return [(loc[:-1], loc, _unknown_key(str(loc[-1]), walk))]
+    if kind in ("union_tag_invalid", "union_tag_not_found"):
+        return [_explain_tag(kind, loc, ctx, _get(data, loc), list(_tags(_strip(walk.annotation))))]
+    if kind in ("too_short", "too_long"):
+        return _explain_length(kind, loc, ctx, error["input"], walk.annotation)
+    if kind in _CUSTOM_ERRORS:
+        return [(loc, loc, error["msg"])]
+    return [(loc, loc, _plain(kind, ctx, found, error))]
+
+
+def _unknown_key(key: str, walk: _Walk) -> str:
+    if walk.model is None:
+        return f"unknown key {key!r}"
+    keys = _keys(walk.model)
+    if walk.union is not None and walk.tag is not None:
+        others = [tag for tag, member in walk.union.items() if tag != walk.tag and key in _keys(member)]
+        if others:
+            return f"key {key!r} is only valid with kind {' or '.join(others)}, found kind {walk.tag}"
+    return f"unknown key {key!r}; {_did_you_mean(key, keys)}"
+
+
+def _explain_length(kind: str, loc: Loc, ctx: dict[str, Any], value: Any, annotation: Any) -> list[_Explained]:
+    actual = len(value) if isinstance(value, list) else int(ctx.get("actual_length", 0))
+    args = typing.get_args(_strip(annotation))
+    if typing.get_origin(_strip(annotation)) is tuple and args and args[-1] is not Ellipsis:
+        return [(loc, loc, f"expected a list of {_items(len(args))}, found {_items(actual)}")]
+    if kind == "too_short":
+        minimum = int(ctx.get("min_length", 1))
+        if actual >= minimum:
+            return []  # pydantic counts the valid items only: the invalid ones are reported on their own
+        found = "an empty list" if actual == 0 else _items(actual)
+        return [(loc, loc, f"expected at least {_items(minimum)}, found {found}")]
+    return [(loc, loc, f"expected at most {_items(int(ctx.get('max_length', 0)))}, found {_items(actual)}")]
+
+
+def _explain_tag(kind: str, loc: Loc, ctx: dict[str, Any], value: Any, tags: list[str]) -> _Explained:
+    if ctx.get("discriminator") == "'kind'":  # faults and providers: a `kind:` key
+        if kind == "union_tag_invalid":
+            where = (*loc, "kind")
+            return (where, where, f"expected one of: {', '.join(tags)}; found {describe(value.get('kind'))}")
+        return (loc, loc, f"missing required key 'kind' (one of: {', '.join(tags)})")
+    # expectations: a mapping with one key naming the expectation
+    if kind == "union_tag_invalid":
+        key = str(ctx.get("tag"))
+        return (loc, (*loc, key), f"unknown expectation {key!r}; {_did_you_mean(key, tags)}")
+    names = f"(one of: {', '.join(tags)})"
+    if isinstance(value, dict) and value:
+        return (
+            loc,
+            loc,
+            f"expected one key naming the expectation, found {len(value)}: {', '.join(map(str, value))}; "
+            "write each expectation as its own list item",
+        )
+    if isinstance(value, dict):
+        return (loc, loc, f"expected one key naming the expectation {names}, found an empty mapping")
+    hint = f" (write '{value}: true')" if isinstance(value, str) and value in ("no_loss", "no_switch") else ""
+    return (loc, loc, f"expected a mapping with one key naming the expectation {names}, found {describe(value)}{hint}")
+
+
+def _plain(kind: str, ctx: dict[str, Any], found: str, error: ErrorDetails) -> str:
+    if kind == "literal_error":
+        choices = _quoted(str(ctx.get("expected", ""))) or [str(ctx.get("expected", ""))]
+        return f"expected one of: {', '.join(choices)}; found {found}"
+    simple = {
+        "string_type": "text",
+        "int_type": "a whole number",
+        "int_parsing": "a whole number",
+        "int_from_float": "a whole number",
+        "float_type": "a number",
+        "float_parsing": "a number",
+        "finite_number": "a finite number",
+        "bool_type": "true or false",
+        "bool_parsing": "true or false",
+        "list_type": "a list",
+        "tuple_type": "a list",
+        "dict_type": "a mapping",
+        "model_type": "a mapping",
+        "model_attributes_type": "a mapping",
+    }
+    if kind in simple:
+        return f"expected {simple[kind]}, found {found}"
+    bounds = {
+        "greater_than_equal": ("of at least", "ge"),
+        "greater_than": ("above", "gt"),
+        "less_than_equal": ("of at most", "le"),
+        "less_than": ("below", "lt"),
+    }
+    if kind in bounds:
+        words, key = bounds[kind]
+        value = error["input"]
+        shown = value if isinstance(value, int | float) and not isinstance(value, bool) else found
+        return f"expected a number {words} {ctx.get(key)}, found {shown}"
+    if kind in ("value_error", "assertion_error"):
+        return str(ctx.get("error", error["msg"]))
+    return f"{error['msg']}, found {found}"
+
+
+# -- the file ------------------------------------------------------------------------------------------------
+
+
+class _FileLoader:
+    def __init__(self, path: Path, shown: str) -> None:
+        self.path = path
+        self.shown = shown
+        self.lines: dict[Loc, int] = {}
+        self.problems: list[tuple[int, int, Problem]] = []
+
+    def line(self, loc: Loc) -> int:
+        for end in range(len(loc), -1, -1):
+            if loc[:end] in self.lines:
+                return self.lines[loc[:end]]
+        return 1
+
+    def report(self, where: Loc, message: str, line: int | None = None) -> None:
+        problem = Problem(self.shown, line if line is not None else self.line(where), dotted(where), message)
+        if all(p != problem for _, _, p in self.problems):
+            self.problems.append((problem.line, len(self.problems), problem))
+
+    def fail(self) -> ScenarioError:
+        return ScenarioError([p for _, _, p in sorted(self.problems, key=lambda item: item[:2])])
+
+    def load(self, text: str) -> list[ScenarioCase]:
+        try:
+            document = _compose(text, lambda where, line, message: self.report(where, message, line))
+        except _YamlProblem as exc:
+            raise ScenarioError([Problem(self.shown, exc.line, "", exc.message)]) from None
+        if document is None:
+            raise ScenarioError([Problem(self.shown, 1, "", "the file is empty: expected a mapping with the key 'scenarios'")])
+        self.lines = document.lines
+        cases = self._cases(document.data)
+        if self.problems:
+            raise self.fail()
+        return cases
+
+    def _cases(self, data: Any) -> list[ScenarioCase]:
+        if not isinstance(data, dict):
+            self.report((), f"expected a mapping with the key 'scenarios' at the top level, found {describe(data)}")
+            return []
+        unknown = [key for key in data if key != "scenarios" and not key.startswith(EXTENSION_PREFIX)]
+        for key in unknown:
+            self.report((), f"unknown key {key!r} at the top level; {_did_you_mean(key, ['scenarios'])}", self.line((key,)))
+        if "scenarios" not in data:
+            if not unknown:
+                self.report((), "missing required key 'scenarios' (the list of scenarios)")
+            return []
+        scenarios = data["scenarios"]
+        if not isinstance(scenarios, list):
+            self.report(("scenarios",), f"expected a list of scenarios, found {describe(scenarios)}")
+            return []
+        if not scenarios:
+            self.report(("scenarios",), "expected at least one scenario, found an empty list")
+        self._check_unique(scenarios, ("scenarios",), "name", "scenario name")
+        cases: list[ScenarioCase] = []
+        for index, entry in enumerate(scenarios):
+            cases += self._scenario(entry, ("scenarios", index))
+        return cases
+
+    def _check_unique(self, entries: list[Any], loc: Loc, key: str, what: str) -> None:
+        first: dict[str, int] = {}
+        for index, entry in enumerate(entries):
+            value = entry.get(key) if isinstance(entry, dict) else None
+            if not isinstance(value, str):
+                continue
+            where = (*loc, index, key)
+            if value in first:
+                self.report(where, f"duplicate {what} {value!r} (first used on line {first[value]})")
+            else:
+                first[value] = self.line(where)
+
+    def _validate(self, data: dict[str, Any]) -> tuple[Scenario | None, list[_Explained]]:
+        try:
+            return Scenario.model_validate(data), []
+        except ValidationError as exc:
+            explained: list[_Explained] = []
+            for error in exc.errors(include_url=False):
+                explained += _explain(error, data)
+            return None, explained
+
+    def _scenario(self, entry: Any, loc: Loc) -> list[ScenarioCase]:
+        if not isinstance(entry, dict):
+            self.report(loc, f"expected a mapping (one scenario), found {describe(entry)}")
+            return []
+        base = {key: value for key, value in entry.items() if key != "variants"}
+        scenario, explained = self._validate(base)
+        for where, line_at, message in explained:
+            self.report((*loc, *where), message, self.line((*loc, *line_at)))
+        cases: list[ScenarioCase] = []
+        if scenario is not None:
+            cases.append(ScenarioCase(self.path, self.line(loc), scenario.name, scenario))
+        base_problems = {line_at for _, line_at, _ in explained}
+        variants = entry.get("variants", [])
+        if not isinstance(variants, list):
+            self.report((*loc, "variants"), f"expected a list of variants, found {describe(variants)}")
+            return cases
+        self._check_unique(variants, (*loc, "variants"), "id", "variant id")
+        for index, variant in enumerate(variants):
+            case = self._variant(base, variant, (*loc, "variants", index), base_problems)
+            if case is not None and scenario is not None:
+                cases.append(case)
+        return cases
+
+    def _variant(
+        self, base: dict[str, Any], variant: Any, loc: Loc, base_problems: set[Loc]
+    ) -> ScenarioCase | None:
+        if not isinstance(variant, dict):
+            self.report(loc, f"expected a mapping with an 'id' and the keys to change, found {describe(variant)}")
+            return None
+        variant_id = variant.get("id")
+        ok = True
+        if "id" not in variant:
+            self.report(loc, "missing required key 'id' (the variant's name in the test id)")
+            ok = False
+        elif not isinstance(variant_id, str) or not re.fullmatch(SCENARIO_NAME_PATTERN, variant_id):
+            self.report(
+                (*loc, "id"),
+                "expected an id of lowercase letters, digits, '_', '.' and '-', starting with a letter or digit, "
+                f"found {describe(variant_id)}",
+            )
+            ok = False
+        for key in ("name", "variants"):
+            if key in variant:
+                self.report(
+                    loc, f"a variant cannot set {key!r} (its id names it); found {key!r}", self.line((*loc, key))
+                )
+                ok = False
+        override = {key: value for key, value in variant.items() if key not in ("id", "name", "variants")}
+        scenario, explained = self._validate(_merge(base, override))
+        label = f" (in variant {variant_id!r})" if isinstance(variant_id, str) else " (in a variant)"
+        for where, line_at, message in explained:
+            from_variant = _overridden(override, line_at)
+            if not from_variant and line_at in base_problems:
+                continue  # a problem of the scenario itself, reported once for it
+            if from_variant:
+                self.report((*loc, *where), message, self.line((*loc, *line_at)))
+            else:
+                scenario_loc = loc[:-2]
+                self.report((*scenario_loc, *where), message + label, self.line((*scenario_loc, *line_at)))
+        if scenario is None or not ok:
+            return None
+        return ScenarioCase(self.path, self.line(loc), f"{scenario.name}[{variant_id}]", scenario, str(variant_id))
+
+
+def _merge(base: Any, override: Any) -> Any:
+    """``override`` deep-merged over ``base``: mappings merge key by key; anything else replaces."""
+    if isinstance(base, dict) and isinstance(override, dict):
+        merged = dict(base)
+        for key, value in override.items():
+            merged[key] = _merge(base[key], value) if key in base else value
+        return merged
+    return override
+
+
+def _overridden(override: dict[str, Any], loc: Loc) -> bool:
+    """Whether the merged value at ``loc`` comes from the variant (rather than from the scenario it changes)."""
+    node: Any = override
+    for part in loc:
+        if not isinstance(node, dict):
+            return True
+        if part not in node:
+            return False
+        node = node[part]
+    return bool(loc)

@@ -1,0 +1,732 @@
+"""The typed scenario model: what one entry of a ``*.pulsar-ha.yaml`` file means, validated.
+
+Every model is a frozen pydantic model that rejects unknown keys. Faults are a union discriminated by ``kind``,
+expectations a union discriminated by their single key (``switch:``, ``no_loss:`` ...), providers a union
+discriminated by ``kind`` (so ``probe`` exists only on the ``auto`` provider). Checks that involve several fields
+(clusters known to the topology, fault windows inside the workload, ...) run once the fields themselves are valid
+and report every problem at once, each with its location (see :data:`PROBLEMS_ERROR`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Strict,
+    Tag,
+    WithJsonSchema,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+from .quantities import Bandwidth, Duration, Rate, Size
+
+Loc = tuple[str | int, ...]
+
+#: The pydantic error type of the cross-field checks; its context holds ``problems``: ``[(loc, message), ...]``
+#: with each ``loc`` relative to the model that raised it.
+PROBLEMS_ERROR = "scenario_problems"
+
+SCENARIO_NAME_PATTERN = r"[a-z0-9][a-z0-9_.-]*"
+CLUSTER_NAME_PATTERN = r"[a-z][a-z0-9-]{0,39}"
+MARK_NAME_PATTERN = r"[A-Za-z_][A-Za-z0-9_]*"
+TOPIC_NAME_PATTERN = r"[A-Za-z0-9_][A-Za-z0-9_.=-]*"
+
+PROVIDER_KINDS = ("auto", "controlled", "native", "none")
+FAULT_KINDS = (
+    "outage",
+    "kill",
+    "pause",
+    "latency",
+    "timeout",
+    "bandwidth",
+    "reset",
+    "replication_cut",
+    "operator_switch",
+)
+EXPECTATION_KINDS = (
+    "switch",
+    "switch_back",
+    "no_switch",
+    "availability",
+    "no_loss",
+    "ordering",
+    "max_duplicates",
+)
+
+_EPSILON = 1e-9  # durations are floats: 0.1s + 0.2s must still end by 0.3s
+
+
+def dotted(loc: Loc) -> str:
+    """``('faults', 1, 'for')`` -> ``faults[1].for``."""
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _raise_problems(problems: list[tuple[Loc, str]]) -> None:
+    if problems:
+        text = "; ".join(f"{dotted(loc)}: {message}" if loc else message for loc, message in problems)
+        raise PydanticCustomError(PROBLEMS_ERROR, "{text}", {"text": text, "problems": problems})
+
+
+def _matching(pattern: str, expected: str) -> Callable[[str], str]:
+    def check(value: str) -> str:
+        if not re.fullmatch(pattern, value):
+            raise PydanticCustomError("name", "{message}", {"message": f"expected {expected}, found {value!r}"})
+        return value
+
+    return check
+
+
+def _string(pattern: str, description: str) -> WithJsonSchema:
+    return WithJsonSchema({"type": "string", "pattern": f"^{pattern}$", "description": description})
+
+
+def _positive(value: Duration) -> Duration:
+    if value.seconds <= 0:
+        raise PydanticCustomError(
+            "duration", "{message}", {"message": f"expected a duration above zero, found {value.text!r}"}
+        )
+    return value
+
+
+def _true(value: bool) -> bool:
+    if value is not True:
+        raise PydanticCustomError(
+            "true_only", "{message}", {"message": "expected true (leave the expectation out instead), found false"}
+        )
+    return value
+
+
+ScenarioName = Annotated[
+    str,
+    AfterValidator(
+        _matching(
+            SCENARIO_NAME_PATTERN,
+            "a name of lowercase letters, digits, '_', '.' and '-', starting with a letter or digit",
+        )
+    ),
+    _string(SCENARIO_NAME_PATTERN, "Lowercase letters, digits, '_', '.' and '-', starting with a letter or digit."),
+]
+ClusterName = Annotated[
+    str,
+    AfterValidator(
+        _matching(CLUSTER_NAME_PATTERN, "a cluster name of 1-40 lowercase letters, digits and '-', starting with a letter")
+    ),
+    _string(CLUSTER_NAME_PATTERN, "A cluster name: 1-40 lowercase letters, digits and '-', starting with a letter."),
+]
+MarkName = Annotated[
+    str,
+    AfterValidator(_matching(MARK_NAME_PATTERN, "a pytest mark name (letters, digits and '_', not starting with a digit)")),
+    _string(MARK_NAME_PATTERN, "A pytest mark name."),
+]
+TopicName = Annotated[
+    str,
+    AfterValidator(
+        _matching(TOPIC_NAME_PATTERN, "a topic name of letters, digits, '_', '.', '=' and '-' (no namespace)")
+    ),
+    _string(TOPIC_NAME_PATTERN, "A topic's local name (the namespace is chosen by the runner)."),
+]
+PositiveDuration = Annotated[Duration, AfterValidator(_positive)]
+TrueFlag = Annotated[bool, Strict(), AfterValidator(_true), WithJsonSchema({"const": True})]
+Count = Annotated[int, Strict(), Field(ge=0)]
+PositiveCount = Annotated[int, Strict(), Field(ge=1)]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+
+def _duplicates(values: tuple[str, ...], loc: Loc, what: str) -> list[tuple[Loc, str]]:
+    seen: set[str] = set()
+    problems: list[tuple[Loc, str]] = []
+    for index, value in enumerate(values):
+        if value in seen:
+            problems.append(((*loc, index), f"{what} {value!r} is listed twice"))
+        seen.add(value)
+    return problems
+
+
+# -- topology ------------------------------------------------------------------------------------------------
+
+
+class Topology(_Model):
+    """The clusters a scenario runs on."""
+
+    clusters: tuple[ClusterName, ...] | None = None
+    """Names of the clusters, in order. Default: the session's clusters (``--pulsar-ha-clusters``)."""
+
+    @model_validator(mode="after")
+    def _check(self) -> Topology:
+        if self.clusters is not None:
+            problems = _duplicates(self.clusters, ("clusters",), "cluster")
+            if not self.clusters:
+                problems.append((("clusters",), "expected at least one cluster, found an empty list"))
+            _raise_problems(problems)
+        return self
+
+
+# -- providers -----------------------------------------------------------------------------------------------
+
+
+class _FailoverProvider(_Model):
+    kind: str
+    primary: ClusterName
+    """The cluster clients start on."""
+    secondaries: tuple[ClusterName, ...] = Field(min_length=1)
+    """The clusters the provider may switch to, in order of preference."""
+    check_interval: PositiveDuration = Duration("1s")
+    """How often the provider checks the clusters."""
+    failover_delay: Duration
+    """How long the active cluster must fail before the provider switches away from it."""
+    switch_back_delay: Duration
+    """How long the primary must be healthy again before the provider switches back to it."""
+
+    @model_validator(mode="after")
+    def _check(self) -> _FailoverProvider:
+        problems = _duplicates(self.secondaries, ("secondaries",), "cluster")
+        if self.primary in self.secondaries:
+            index = self.secondaries.index(self.primary)
+            problems.append((("secondaries", index), f"the primary {self.primary!r} cannot also be a secondary"))
+        _raise_problems(problems)
+        return self
+
+
+class AutoProvider(_FailoverProvider):
+    """Our ``AutoClusterFailover`` (PIP-121): probes the clusters and switches on its own."""
+
+    kind: Literal["auto"]
+    probe: Literal["lookup", "tcp", "health"] = "lookup"
+    """How a cluster is checked: ``lookup`` (binary-protocol lookup), ``tcp`` (connect only) or ``health``."""
+
+
+class NativeProvider(_FailoverProvider):
+    """The Pulsar client's own ``pulsar.AutoClusterFailover`` (delays are turned into probe counts)."""
+
+    kind: Literal["native"]
+
+
+class ControlledProvider(_Model):
+    """``ControlledClusterFailover`` (PIP-121): clients follow a URL-provider service that an operator switches."""
+
+    kind: Literal["controlled"]
+    primary: ClusterName
+    """The cluster the URL provider serves first."""
+    secondaries: tuple[ClusterName, ...] = ()
+    """Further clusters the URL provider can serve (default: every other cluster of the topology)."""
+    check_interval: PositiveDuration = Duration("1s")
+    """How often clients poll the URL provider."""
+
+    @model_validator(mode="after")
+    def _check(self) -> ControlledProvider:
+        problems = _duplicates(self.secondaries, ("secondaries",), "cluster")
+        if self.primary in self.secondaries:
+            index = self.secondaries.index(self.primary)
+            problems.append((("secondaries", index), f"the primary {self.primary!r} cannot also be a secondary"))
+        _raise_problems(problems)
+        return self
+
+
+class NoProvider(_Model):
+    """No failover: clients connect to one cluster directly."""
+
+    kind: Literal["none"]
+    primary: ClusterName | None = None
+    """The cluster clients connect to (default: the first cluster of the topology)."""
+
+
+Provider = Annotated[AutoProvider | ControlledProvider | NativeProvider | NoProvider, Field(discriminator="kind")]
+
+# -- workload ------------------------------------------------------------------------------------------------
+
+
+class Topic(_Model):
+    """A topic the workload produces to and consumes from."""
+
+    name: TopicName
+    partitions: Count = 0
+    """0: a non-partitioned topic."""
+
+
+class Workload(_Model):
+    """The traffic that runs while the faults happen."""
+
+    topics: tuple[Topic, ...] = Field(default=(Topic(name="events"),), min_length=1)
+    """The topics (default: one non-partitioned topic named ``events``)."""
+    producers: PositiveCount = 1
+    """Producers per topic."""
+    consumers: Count = 1
+    """Consumers per topic, all on one subscription."""
+    subscription_type: Literal["exclusive", "shared", "failover", "key_shared"] = "exclusive"
+    keys: Count = 0
+    """Number of distinct message keys, used in turn (0: messages without keys)."""
+    rate: Rate = Rate("10/s")
+    """Messages per second, per producer."""
+    message_size: Size = Size("100B")
+    """Payload size of each message."""
+    duration: PositiveDuration
+    """How long the producers send. Every fault must be over by then."""
+    replicated_subscriptions: Annotated[bool, Strict()] = True
+    """Replicate the subscription's position across clusters, so consumers resume after a switch."""
+    send_timeout: Duration = Duration("30s")
+    """The producers' send timeout (0s: wait forever)."""
+
+    @model_validator(mode="after")
+    def _check(self) -> Workload:
+        problems = _duplicates(tuple(t.name for t in self.topics), ("topics",), "topic")
+        problems = [((*loc, "name"), message) for loc, message in problems]
+        if self.subscription_type == "exclusive" and self.consumers > 1:
+            problems.append(
+                (
+                    ("consumers",),
+                    f"an exclusive subscription takes one consumer, found {self.consumers}; "
+                    "use subscription_type shared, failover or key_shared",
+                )
+            )
+        _raise_problems(problems)
+        return self
+
+
+# -- faults --------------------------------------------------------------------------------------------------
+
+
+class _Fault(_Model):
+    kind: str
+    if TYPE_CHECKING:  # declared by each fault, after the fields that say where it strikes
+        at: Duration
+
+    @property
+    def start(self) -> float:
+        """Seconds from the start of the workload to the start of the fault."""
+        return self.at.seconds
+
+    @property
+    def end(self) -> float | None:
+        """Seconds from the start of the workload to the end of the fault; None for a fault without a duration."""
+        return None
+
+    def cluster_refs(self) -> Iterator[tuple[Loc, str]]:
+        """Every cluster this fault names, with the key that names it."""
+        for key in ("cluster", "from", "to"):
+            field = {"from": "from_"}.get(key, key)
+            value = getattr(self, field, None)
+            if isinstance(value, str):
+                yield (key,), value
+
+
+class _WindowFault(_Fault):
+    cluster: ClusterName
+    """The cluster hit by the fault."""
+    at: Duration
+    """When the fault starts, from the start of the workload."""
+    for_: PositiveDuration = Field(alias="for")
+    """How long the fault lasts."""
+
+    @property
+    def end(self) -> float | None:
+        return self.at.seconds + self.for_.seconds
+
+
+class OutageFault(_WindowFault):
+    """The cluster is unreachable: every connection to it is cut and refused."""
+
+    kind: Literal["outage"]
+    replication: Annotated[bool, Strict()] = True
+    """Cut geo-replication to and from the cluster as well (false: only clients lose it)."""
+
+
+class KillFault(_WindowFault):
+    """The cluster's processes are killed (SIGKILL) and started again after ``for``."""
+
+    kind: Literal["kill"]
+
+
+class PauseFault(_WindowFault):
+    """The cluster's processes are frozen (SIGSTOP) for ``for``, then resumed."""
+
+    kind: Literal["pause"]
+
+
+class LatencyFault(_WindowFault):
+    """Traffic to the cluster is delayed."""
+
+    kind: Literal["latency"]
+    latency: PositiveDuration
+    """Delay added to every packet."""
+    jitter: Duration = Duration("0ms")
+    """Random variation of the delay."""
+
+
+class TimeoutFault(_WindowFault):
+    """The cluster hangs: connections are accepted but nothing is ever answered."""
+
+    kind: Literal["timeout"]
+
+
+class BandwidthFault(_WindowFault):
+    """Traffic to the cluster is throttled."""
+
+    kind: Literal["bandwidth"]
+    rate: Bandwidth
+    """The bandwidth left, e.g. 64KB/s."""
+
+
+class ResetFault(_Fault):
+    """The cluster's connections are reset at ``at`` (once), or continuously for ``for`` when given."""
+
+    kind: Literal["reset"]
+    cluster: ClusterName
+    """The cluster whose connections are reset."""
+    at: Duration
+    """When the connections are reset (first), from the start of the workload."""
+    for_: PositiveDuration | None = Field(default=None, alias="for")
+    """Keep resetting connections for this long (default: reset them once)."""
+
+    @property
+    def end(self) -> float | None:
+        return None if self.for_ is None else self.at.seconds + self.for_.seconds
+
+
+class ReplicationCutFault(_Fault):
+    """Geo-replication from one cluster to another is cut; clients are not affected."""
+
+    kind: Literal["replication_cut"]
+    from_: ClusterName = Field(alias="from")
+    """The cluster replicating."""
+    to: ClusterName
+    """The cluster it replicates to."""
+    at: Duration
+    """When replication is cut, from the start of the workload."""
+    for_: PositiveDuration = Field(alias="for")
+    """How long replication stays cut."""
+
+    @property
+    def end(self) -> float | None:
+        return self.at.seconds + self.for_.seconds
+
+    @model_validator(mode="after")
+    def _check(self) -> ReplicationCutFault:
+        if self.from_ == self.to:
+            _raise_problems([(("to",), f"expected a cluster other than 'from', found {self.to!r} twice")])
+        return self
+
+
+class OperatorSwitchFault(_Fault):
+    """The operator switches the URL provider to another cluster (provider kind ``controlled`` only)."""
+
+    kind: Literal["operator_switch"]
+    to: ClusterName
+    """The cluster the URL provider serves from then on."""
+    at: Duration
+    """When the operator switches, from the start of the workload."""
+
+
+Fault = Annotated[
+    OutageFault
+    | KillFault
+    | PauseFault
+    | LatencyFault
+    | TimeoutFault
+    | BandwidthFault
+    | ResetFault
+    | ReplicationCutFault
+    | OperatorSwitchFault,
+    Field(discriminator="kind"),
+]
+
+# -- expectations --------------------------------------------------------------------------------------------
+
+Window = tuple[Duration, Duration]
+
+
+def _check_window(within: Window) -> list[tuple[Loc, str]]:
+    low, high = within
+    if low.seconds > high.seconds:
+        return [(("within",), f"expected [lower, upper] with lower <= upper, found [{low}, {high}]")]
+    return []
+
+
+class SwitchSpec(_Model):
+    """Clients switch to a cluster within a time window, measured from a fault's start or end."""
+
+    to: ClusterName
+    """The cluster the clients must switch to."""
+    within: Window
+    """``[earliest, latest]``: when the first send acknowledged by ``to`` must happen."""
+    of: Literal["fault_start", "fault_end"] = "fault_start"
+    """What the window is measured from."""
+    fault: Count = 0
+    """Index of the fault in ``faults`` (default: the first)."""
+
+    @model_validator(mode="after")
+    def _check(self) -> SwitchSpec:
+        _raise_problems(_check_window(self.within))
+        return self
+
+
+class SwitchBackSpec(_Model):
+    """Clients come back to a cluster within a time window, measured from a fault's end."""
+
+    to: ClusterName
+    """The cluster the clients must come back to (normally the primary)."""
+    within: Window
+    """``[earliest, latest]`` after the fault's end."""
+    fault: Count = 0
+    """Index of the fault in ``faults`` (default: the first)."""
+
+    @model_validator(mode="after")
+    def _check(self) -> SwitchBackSpec:
+        _raise_problems(_check_window(self.within))
+        return self
+
+
+class AvailabilitySpec(_Model):
+    """Enough sends are acknowledged in time, over the whole workload."""
+
+    min_ratio: Annotated[float, Strict(), Field(ge=0, le=1)]
+    """The smallest acceptable share of sends acknowledged within ``ack_within`` (0 to 1)."""
+    ack_within: PositiveDuration
+    """A send counts as available when it is acknowledged within this time."""
+
+
+class OrderingSpec(_Model):
+    """Messages are received in the order they were sent."""
+
+    per: Literal["key", "producer"]
+    """Order is checked per message key or per producer."""
+
+
+class _Expectation(_Model):
+    kind: ClassVar[str]
+
+
+class SwitchExpectation(_Expectation):
+    """Clients switch to a cluster in time."""
+
+    kind: ClassVar[str] = "switch"
+    switch: SwitchSpec
+
+
+class SwitchBackExpectation(_Expectation):
+    """Clients come back in time after the fault's end."""
+
+    kind: ClassVar[str] = "switch_back"
+    switch_back: SwitchBackSpec
+
+
+class NoSwitchExpectation(_Expectation):
+    """Clients never leave the cluster they started on."""
+
+    kind: ClassVar[str] = "no_switch"
+    no_switch: TrueFlag
+
+
+class AvailabilityExpectation(_Expectation):
+    """Enough sends are acknowledged in time."""
+
+    kind: ClassVar[str] = "availability"
+    availability: AvailabilitySpec
+
+
+class NoLossExpectation(_Expectation):
+    """Every acknowledged message is received in the end."""
+
+    kind: ClassVar[str] = "no_loss"
+    no_loss: TrueFlag
+
+
+class OrderingExpectation(_Expectation):
+    """Messages arrive in order, per key or per producer."""
+
+    kind: ClassVar[str] = "ordering"
+    ordering: OrderingSpec
+
+
+class MaxDuplicatesExpectation(_Expectation):
+    """At most this many messages are received more than once."""
+
+    kind: ClassVar[str] = "max_duplicates"
+    max_duplicates: Count
+
+
+def expectation_key(value: Any) -> str | None:
+    """The discriminator of an expectation: its single key (None when it has none or several)."""
+    if isinstance(value, dict):
+        return next(iter(value)) if len(value) == 1 else None
+    if isinstance(value, _Expectation):
+        return value.kind
+    return None
+
+
+Expectation = Annotated[
+    Annotated[SwitchExpectation, Tag("switch")]
+    | Annotated[SwitchBackExpectation, Tag("switch_back")]
+    | Annotated[NoSwitchExpectation, Tag("no_switch")]
+    | Annotated[AvailabilityExpectation, Tag("availability")]
+    | Annotated[NoLossExpectation, Tag("no_loss")]
+    | Annotated[OrderingExpectation, Tag("ordering")]
+    | Annotated[MaxDuplicatesExpectation, Tag("max_duplicates")],
+    Discriminator(expectation_key),
+]
+
+# -- the scenario --------------------------------------------------------------------------------------------
+
+
+class Scenario(_Model):
+    """One chaos scenario: clusters, a failover provider, a workload, faults at set times and what must hold."""
+
+    name: ScenarioName
+    """Unique in its file; the test's name."""
+    description: str = ""
+    """What happens, in a sentence or two."""
+    seed: Count | None = None
+    """Seed of every random choice (default: derived from the scenario id)."""
+    marks: tuple[MarkName, ...] = ()
+    """pytest marks applied to the test (register them as usual)."""
+    topology: Topology = Topology()
+    provider: Provider = NoProvider(kind="none")
+    """How clients choose their cluster (default: ``kind: none``, straight to the primary)."""
+    workload: Workload
+    faults: tuple[Fault, ...] = ()
+    """What goes wrong, and when."""
+    expect: tuple[Expectation, ...] = Field(min_length=1)
+    """What must hold; each item has one key naming the expectation."""
+
+    @model_validator(mode="after")
+    def _check(self) -> Scenario:
+        problems: list[tuple[Loc, str]] = []
+        problems += self._check_clusters()
+        problems += self._check_faults()
+        problems += self._check_expectations()
+        _raise_problems(problems)
+        return self
+
+    def cluster_refs(self) -> Iterator[tuple[Loc, str]]:
+        """Every cluster named by the provider, the faults and the expectations, with where it is named."""
+        provider = self.provider
+        if provider.primary is not None:
+            yield ("provider", "primary"), provider.primary
+        for index, name in enumerate(getattr(provider, "secondaries", ())):
+            yield ("provider", "secondaries", index), name
+        for index, fault in enumerate(self.faults):
+            for loc, name in fault.cluster_refs():
+                yield ("faults", index, *loc), name
+        for index, expectation in enumerate(self.expect):
+            if isinstance(expectation, SwitchExpectation):
+                yield ("expect", index, "switch", "to"), expectation.switch.to
+            elif isinstance(expectation, SwitchBackExpectation):
+                yield ("expect", index, "switch_back", "to"), expectation.switch_back.to
+
+    def _check_clusters(self) -> list[tuple[Loc, str]]:
+        known = self.topology.clusters
+        if known is None:
+            return []
+        return [
+            (loc, f"unknown cluster {name!r}; expected one of the topology's clusters: {', '.join(known)}")
+            for loc, name in self.cluster_refs()
+            if name not in known
+        ]
+
+    def _check_faults(self) -> list[tuple[Loc, str]]:
+        problems: list[tuple[Loc, str]] = []
+        total = self.workload.duration
+        for index, fault in enumerate(self.faults):
+            end = fault.end
+            if end is not None and end > total.seconds + _EPSILON:
+                for_ = getattr(fault, "for_", None)
+                problems.append(
+                    (
+                        ("faults", index, "for"),
+                        f"the fault ends at {_seconds(end)} (at {fault.at} + for {for_}), after the end of the "
+                        f"workload (workload.duration {total}); shorten the fault or lengthen the workload",
+                    )
+                )
+            elif end is None and fault.start >= total.seconds:
+                problems.append(
+                    (
+                        ("faults", index, "at"),
+                        f"the fault happens at {fault.at}, not before the end of the workload "
+                        f"(workload.duration {total})",
+                    )
+                )
+            if isinstance(fault, OperatorSwitchFault) and self.provider.kind != "controlled":
+                problems.append(
+                    (
+                        ("faults", index, "kind"),
+                        "operator_switch needs provider kind controlled (an operator switches the URL provider), "
+                        f"found provider kind {self.provider.kind}",
+                    )
+                )
+        return problems
+
+    def _check_expectations(self) -> list[tuple[Loc, str]]:
+        problems: list[tuple[Loc, str]] = []
+        workload = self.workload
+        kinds = {e.kind for e in self.expect}
+        for index, expectation in enumerate(self.expect):
+            loc: Loc = ("expect", index, expectation.kind)
+            if expectation.kind in ("switch", "switch_back", "no_switch") and self.provider.kind == "none":
+                problems.append(
+                    (loc, f"{expectation.kind} needs a failover provider (provider kind auto, controlled or native), "
+                     "found provider kind none")
+                )
+            if expectation.kind == "no_switch" and kinds & {"switch", "switch_back"}:
+                problems.append((loc, "no_switch contradicts the switch expectations of this scenario"))
+            if expectation.kind in ("no_loss", "ordering", "max_duplicates") and workload.consumers == 0:
+                problems.append(
+                    (loc, f"{expectation.kind} needs at least one consumer, found workload.consumers 0")
+                )
+            if isinstance(expectation, OrderingExpectation) and expectation.ordering.per == "key" and not workload.keys:
+                problems.append(
+                    (
+                        (*loc, "per"),
+                        "ordering per key needs keyed messages, found workload.keys 0; set workload.keys or use "
+                        "per: producer",
+                    )
+                )
+            if isinstance(expectation, SwitchExpectation | SwitchBackExpectation):
+                problems += self._check_fault_ref(expectation, loc)
+        return problems
+
+    def _check_fault_ref(
+        self, expectation: SwitchExpectation | SwitchBackExpectation, loc: Loc
+    ) -> list[tuple[Loc, str]]:
+        if isinstance(expectation, SwitchExpectation):
+            spec: SwitchSpec | SwitchBackSpec = expectation.switch
+            needs_end = expectation.switch.of == "fault_end"
+        else:
+            spec = expectation.switch_back
+            needs_end = True
+        if not self.faults:
+            return [(loc, f"{expectation.kind} is measured from a fault, found no faults in this scenario")]
+        if spec.fault >= len(self.faults):
+            return [
+                (
+                    (*loc, "fault"),
+                    f"expected the index of a fault (0 to {len(self.faults) - 1}), found {spec.fault}",
+                )
+            ]
+        fault = self.faults[spec.fault]
+        if needs_end and fault.end is None:
+            what = "the window" if isinstance(expectation, SwitchExpectation) else "switch_back"
+            return [
+                (
+                    (*loc, "fault"),
+                    f"{what} is measured from the end of fault {spec.fault}, found a {fault.kind} fault "
+                    "without a duration ('for')",
+                )
+            ]
+        return []
+
+
+def _seconds(value: float) -> str:
+    return f"{value:g}s"
