@@ -92,6 +92,18 @@ class Cluster:
         ):
             yield
 
+    @contextmanager
+    def bandwidth(self, kilobytes_per_second: int) -> Iterator[None]:
+        """Answers to clients are throttled to ``kilobytes_per_second`` (toxiproxy ``bandwidth`` toxic)."""
+        with self._network.toxic(self._client_proxies(), "bandwidth", {"rate": kilobytes_per_second}, ("downstream",)):
+            yield
+
+    @contextmanager
+    def resetting(self) -> Iterator[None]:
+        """Every client connection is reset (TCP RST) as soon as data flows (toxiproxy ``reset_peer`` toxic)."""
+        with self._network.toxic(self._client_proxies(), "reset_peer", {"timeout": 0}, ("upstream",)):
+            yield
+
     def kill(self) -> None:
         """Crash the cluster (SIGKILL to every process); data is kept for :meth:`start`."""
         self.node.kill()

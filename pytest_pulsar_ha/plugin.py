@@ -36,6 +36,8 @@ _OPTIONS: list[tuple[str, str, str]] = [
     ("cache_dir", "", "where Pulsar and toxiproxy are cached (default: $PULSAR_HA_CACHE_DIR or ~/.cache)"),
     ("heap", "512m", "JVM heap of each cluster's broker process (e.g. 512m, 1g)"),
     ("startup_timeout", "180", "seconds a cluster may take to become ready"),
+    ("evidence_dir", "reports/pulsar-ha", "where scenario histories, timelines and reports are written"),
+    ("spark_master", "", "Spark master URL for the history checks (default: $PULSAR_HA_SPARK_MASTER or local[*])"),
 ]
 
 
@@ -45,6 +47,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         flag = "--pulsar-ha-" + name.replace("_", "-")
         group.addoption(flag, dest=f"pulsar_ha_{name}", default=None, help=f"{help_text} [ini: pulsar_ha_{name}]")
         parser.addini(f"pulsar_ha_{name}", help_text, default=default)
+    group.addoption(
+        "--pulsar-ha-seed",
+        dest="pulsar_ha_seed",
+        type=int,
+        default=None,
+        help="seed of every random choice of the scenarios (replays a failed run; default: each scenario's own)",
+    )
+
+
+def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> pytest.Collector | None:
+    """Collect ``*.pulsar-ha.yaml`` scenario files (the model is imported only when such a file is seen)."""
+    if not file_path.name.endswith(".pulsar-ha.yaml"):
+        return None
+    from .scenario.collect import collect_scenario_file
+
+    return collect_scenario_file(parent, file_path)
 
 
 def _value(config: pytest.Config, name: str) -> tuple[str, str]:
@@ -126,6 +144,42 @@ def _pulsar_ha_heal(request: pytest.FixtureRequest) -> Iterator[None]:
         env = request.config.stash.get(ENV_KEY, None)
         if env is not None:
             env.heal()
+
+
+@pytest.fixture(scope="session")
+def pulsar_ha_evidence_dir(pytestconfig: pytest.Config) -> Path:
+    """Where scenario evidence goes (``--pulsar-ha-evidence-dir``, relative to the rootdir)."""
+    value, _ = _value(pytestconfig, "evidence_dir")
+    path = Path(value)
+    return path if path.is_absolute() else pytestconfig.rootpath / path
+
+
+@pytest.fixture(scope="session")
+def pulsar_ha_spark(pytestconfig: pytest.Config) -> Iterator[object]:
+    """A SparkSession for the history checks, started once (on first use) and stopped at session end."""
+    from spark_checks.session import build_spark_session
+
+    master, _ = _value(pytestconfig, "spark_master")
+    spark = build_spark_session(master or None, conf={"spark.driver.memory": "1g", "spark.sql.shuffle.partitions": 4})
+    yield spark
+    spark.stop()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """After scenarios ran: one line each, and the index page of their evidence."""
+    runner = sys.modules.get("pytest_pulsar_ha.scenario_runner")
+    results = getattr(runner, "RESULTS", [])
+    if not results:
+        return
+    from .scenario_report import write_index
+
+    index = write_index(
+        results, Path(str(terminalreporter.config.rootpath)) / _value(terminalreporter.config, "evidence_dir")[0]
+    )
+    terminalreporter.section("pulsar-ha scenarios")
+    for result in results:
+        terminalreporter.write_line(f"{result.outcome:<12} {result.case_id}")
+    terminalreporter.write_line(f"report: {index}")
 
 
 @pytest.fixture

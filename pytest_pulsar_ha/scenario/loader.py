@@ -19,9 +19,12 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import yaml
-from pydantic import BaseModel, Tag, ValidationError
+from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
+from ._introspect import is_model as _is_model
+from ._introspect import strip as _strip
+from ._introspect import tags as _tags
 from .errors import Problem, ScenarioError
 from .model import PROBLEMS_ERROR, SCENARIO_NAME_PATTERN, Loc, Scenario, dotted
 from .quantities import QUANTITY_ERROR_TYPES, describe
@@ -77,7 +80,7 @@ def load_scenarios(path: str | os.PathLike[str], *, display_path: str | None = N
     try:
         text = file.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        raise ScenarioError([Problem(shown, 1, "", f"expected a UTF-8 text file, found undecodable bytes: {exc}")])
+        raise ScenarioError([Problem(shown, 1, "", f"expected a UTF-8 text file, found {exc.reason}")]) from None
     except OSError as exc:
         raise ScenarioError([Problem(shown, 1, "", f"cannot read the file: {exc.strerror or exc}")]) from None
     return parse_scenarios(text, file, display_path=shown)
@@ -112,8 +115,12 @@ def _compose(text: str, report: Callable[[Loc, int, str], None]) -> _Document | 
             root = loader.get_single_node()
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
+            if isinstance(exc, yaml.composer.ComposerError) and "single document" in (exc.context or ""):
+                raise _YamlProblem(mark.line + 1 if mark else 1, "expected one YAML document, found several") from None
             problem = exc.problem or "invalid YAML"
-            context = f" ({exc.context} on line {exc.context_mark.line + 1})" if exc.context and exc.context_mark else ""
+            context = (
+                f" ({exc.context} on line {exc.context_mark.line + 1})" if exc.context and exc.context_mark else ""
+            )
             raise _YamlProblem(mark.line + 1 if mark else 1, f"YAML syntax error: {problem}{context}") from None
         except yaml.YAMLError as exc:
             raise _YamlProblem(1, f"YAML syntax error: {exc}") from None
@@ -163,40 +170,6 @@ class _Walk(NamedTuple):
     annotation: Any  # the type expected at the location
 
 
-def _strip(tp: Any) -> Any:
-    while True:
-        origin = typing.get_origin(tp)
-        if origin is typing.Annotated:
-            tp = typing.get_args(tp)[0]
-        elif origin in (typing.Union, types.UnionType):
-            args = [a for a in typing.get_args(tp) if a is not type(None)]
-            if len(args) != 1:
-                return tp
-            tp = args[0]
-        else:
-            return tp
-
-
-def _is_model(tp: Any) -> bool:
-    return isinstance(tp, type) and issubclass(tp, BaseModel)
-
-
-def _tags(union: Any) -> dict[str, type[BaseModel]]:
-    tags: dict[str, type[BaseModel]] = {}
-    for member in typing.get_args(union):
-        tag: str | None = None
-        if typing.get_origin(member) is typing.Annotated:
-            tag = next((m.tag for m in member.__metadata__ if isinstance(m, Tag)), None)
-            member = typing.get_args(member)[0]
-        if not _is_model(member):
-            continue
-        if tag is None and "kind" in member.model_fields:
-            tag = typing.get_args(member.model_fields["kind"].annotation)[0]
-        if isinstance(tag, str):
-            tags[tag] = member
-    return tags
-
-
 def _field(model: type[BaseModel], key: str | int) -> Any:
     for name, field in model.model_fields.items():
         if key in (name, field.alias):
@@ -223,7 +196,7 @@ def _walk(root: type[BaseModel], loc: tuple[str | int, ...]) -> _Walk:
             tp = _field(tp, part)
         elif typing.get_origin(tp) in (tuple, list):
             args = typing.get_args(tp)
-            if len(args) == 2 and args[1] is Ellipsis or typing.get_origin(tp) is list:
+            if (len(args) == 2 and args[1] is Ellipsis) or typing.get_origin(tp) is list:
                 tp = args[0]
             else:
                 tp = args[part] if isinstance(part, int) and part < len(args) else None
@@ -245,12 +218,10 @@ def _walk(root: type[BaseModel], loc: tuple[str | int, ...]) -> _Walk:
 
 def _get(data: Any, loc: Loc) -> Any:
     for part in loc:
-        if isinstance(data, dict) and part in data:
-            data = data[part]
-        elif isinstance(data, list) and isinstance(part, int) and part < len(data):
-            data = data[part]
+        if isinstance(data, list) and isinstance(part, int):
+            data = data[part] if part < len(data) else None
         else:
-            return None
+            data = data.get(part) if isinstance(data, dict) else None
     return data
 
 
@@ -379,7 +350,10 @@ def _plain(kind: str, ctx: dict[str, Any], found: str, error: ErrorDetails) -> s
         words, key = bounds[kind]
         value = error["input"]
         shown = value if isinstance(value, int | float) and not isinstance(value, bool) else found
-        return f"expected a number {words} {ctx.get(key)}, found {shown}"
+        bound = ctx.get(key)
+        if isinstance(bound, float) and bound.is_integer():
+            bound = int(bound)
+        return f"expected a number {words} {bound}, found {shown}"
     if kind in ("value_error", "assertion_error"):
         return str(ctx.get("error", error["msg"]))
     return f"{error['msg']}, found {found}"
@@ -394,12 +368,17 @@ class _FileLoader:
         self.shown = shown
         self.lines: dict[Loc, int] = {}
         self.problems: list[tuple[int, int, Problem]] = []
+        self.yaml_problems: set[Loc] = set()  # where the YAML itself is wrong: no further messages there
 
     def line(self, loc: Loc) -> int:
         for end in range(len(loc), -1, -1):
             if loc[:end] in self.lines:
                 return self.lines[loc[:end]]
         return 1
+
+    def report_yaml(self, where: Loc, line: int, message: str) -> None:
+        self.yaml_problems.add(where)
+        self.report(where, message, line)
 
     def report(self, where: Loc, message: str, line: int | None = None) -> None:
         problem = Problem(self.shown, line if line is not None else self.line(where), dotted(where), message)
@@ -411,11 +390,13 @@ class _FileLoader:
 
     def load(self, text: str) -> list[ScenarioCase]:
         try:
-            document = _compose(text, lambda where, line, message: self.report(where, message, line))
+            document = _compose(text, self.report_yaml)
         except _YamlProblem as exc:
             raise ScenarioError([Problem(self.shown, exc.line, "", exc.message)]) from None
         if document is None:
-            raise ScenarioError([Problem(self.shown, 1, "", "the file is empty: expected a mapping with the key 'scenarios'")])
+            raise ScenarioError(
+                [Problem(self.shown, 1, "", "the file is empty: expected a mapping with the key 'scenarios'")]
+            )
         self.lines = document.lines
         cases = self._cases(document.data)
         if self.problems:
@@ -428,7 +409,9 @@ class _FileLoader:
             return []
         unknown = [key for key in data if key != "scenarios" and not key.startswith(EXTENSION_PREFIX)]
         for key in unknown:
-            self.report((), f"unknown key {key!r} at the top level; {_did_you_mean(key, ['scenarios'])}", self.line((key,)))
+            self.report(
+                (), f"unknown key {key!r} at the top level; {_did_you_mean(key, ['scenarios'])}", self.line((key,))
+            )
         if "scenarios" not in data:
             if not unknown:
                 self.report((), "missing required key 'scenarios' (the list of scenarios)")
@@ -473,7 +456,8 @@ class _FileLoader:
         base = {key: value for key, value in entry.items() if key != "variants"}
         scenario, explained = self._validate(base)
         for where, line_at, message in explained:
-            self.report((*loc, *where), message, self.line((*loc, *line_at)))
+            if (*loc, *line_at) not in self.yaml_problems:
+                self.report((*loc, *where), message, self.line((*loc, *line_at)))
         cases: list[ScenarioCase] = []
         if scenario is not None:
             cases.append(ScenarioCase(self.path, self.line(loc), scenario.name, scenario))
@@ -489,9 +473,7 @@ class _FileLoader:
                 cases.append(case)
         return cases
 
-    def _variant(
-        self, base: dict[str, Any], variant: Any, loc: Loc, base_problems: set[Loc]
-    ) -> ScenarioCase | None:
+    def _variant(self, base: dict[str, Any], variant: Any, loc: Loc, base_problems: set[Loc]) -> ScenarioCase | None:
         if not isinstance(variant, dict):
             self.report(loc, f"expected a mapping with an 'id' and the keys to change, found {describe(variant)}")
             return None
@@ -507,11 +489,10 @@ class _FileLoader:
                 f"found {describe(variant_id)}",
             )
             ok = False
-        for key in ("name", "variants"):
+        for key, why in (("name", "the variant's test id is the scenario's name and its id"), ("variants", "")):
             if key in variant:
-                self.report(
-                    loc, f"a variant cannot set {key!r} (its id names it); found {key!r}", self.line((*loc, key))
-                )
+                because = f" ({why})" if why else ""
+                self.report(loc, f"a variant cannot set {key!r}{because}", self.line((*loc, key)))
                 ok = False
         override = {key: value for key, value in variant.items() if key not in ("id", "name", "variants")}
         scenario, explained = self._validate(_merge(base, override))
@@ -520,6 +501,8 @@ class _FileLoader:
             from_variant = _overridden(override, line_at)
             if not from_variant and line_at in base_problems:
                 continue  # a problem of the scenario itself, reported once for it
+            if from_variant and (*loc, *line_at) in self.yaml_problems:
+                continue
             if from_variant:
                 self.report((*loc, *where), message, self.line((*loc, *line_at)))
             else:

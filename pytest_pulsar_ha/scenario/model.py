@@ -1,8 +1,8 @@
-"""The typed scenario model: what one entry of a ``*.pulsar-ha.yaml`` file means, validated.
+"""The typed scenario model: what one entry of a `*.pulsar-ha.yaml` file means, validated.
 
-Every model is a frozen pydantic model that rejects unknown keys. Faults are a union discriminated by ``kind``,
-expectations a union discriminated by their single key (``switch:``, ``no_loss:`` ...), providers a union
-discriminated by ``kind`` (so ``probe`` exists only on the ``auto`` provider). Checks that involve several fields
+Every model is a frozen pydantic model that rejects unknown keys. Faults are a union discriminated by `kind`,
+expectations a union discriminated by their single key (`switch:`, `no_loss:` ...), providers a union
+discriminated by `kind` (so `probe` exists only on the `auto` provider). Checks that involve several fields
 (clusters known to the topology, fault windows inside the workload, ...) run once the fields themselves are valid
 and report every problem at once, each with its location (see :data:`PROBLEMS_ERROR`).
 """
@@ -30,8 +30,8 @@ from .quantities import Bandwidth, Duration, Rate, Size
 
 Loc = tuple[str | int, ...]
 
-#: The pydantic error type of the cross-field checks; its context holds ``problems``: ``[(loc, message), ...]``
-#: with each ``loc`` relative to the model that raised it.
+#: The pydantic error type of the cross-field checks; its context holds `problems`: `[(loc, message), ...]`
+#: with each `loc` relative to the model that raised it.
 PROBLEMS_ERROR = "scenario_problems"
 
 SCENARIO_NAME_PATTERN = r"[a-z0-9][a-z0-9_.-]*"
@@ -65,7 +65,7 @@ _EPSILON = 1e-9  # durations are floats: 0.1s + 0.2s must still end by 0.3s
 
 
 def dotted(loc: Loc) -> str:
-    """``('faults', 1, 'for')`` -> ``faults[1].for``."""
+    """`('faults', 1, 'for')` -> `faults[1].for`."""
     text = ""
     for part in loc:
         text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
@@ -120,13 +120,17 @@ ScenarioName = Annotated[
 ClusterName = Annotated[
     str,
     AfterValidator(
-        _matching(CLUSTER_NAME_PATTERN, "a cluster name of 1-40 lowercase letters, digits and '-', starting with a letter")
+        _matching(
+            CLUSTER_NAME_PATTERN, "a cluster name of 1-40 lowercase letters, digits and '-', starting with a letter"
+        )
     ),
     _string(CLUSTER_NAME_PATTERN, "A cluster name: 1-40 lowercase letters, digits and '-', starting with a letter."),
 ]
 MarkName = Annotated[
     str,
-    AfterValidator(_matching(MARK_NAME_PATTERN, "a pytest mark name (letters, digits and '_', not starting with a digit)")),
+    AfterValidator(
+        _matching(MARK_NAME_PATTERN, "a pytest mark name (letters, digits and '_', not starting with a digit)")
+    ),
     _string(MARK_NAME_PATTERN, "A pytest mark name."),
 ]
 TopicName = Annotated[
@@ -163,7 +167,7 @@ class Topology(_Model):
     """The clusters a scenario runs on."""
 
     clusters: tuple[ClusterName, ...] | None = None
-    """Names of the clusters, in order. Default: the session's clusters (``--pulsar-ha-clusters``)."""
+    """Names of the clusters, in order. Default: the session's clusters (`--pulsar-ha-clusters`)."""
 
     @model_validator(mode="after")
     def _check(self) -> Topology:
@@ -202,27 +206,27 @@ class _FailoverProvider(_Model):
 
 
 class AutoProvider(_FailoverProvider):
-    """Our ``AutoClusterFailover`` (PIP-121): probes the clusters and switches on its own."""
+    """Our `AutoClusterFailover` (PIP-121): probes the clusters and switches on its own."""
 
     kind: Literal["auto"]
     probe: Literal["lookup", "tcp", "health"] = "lookup"
-    """How a cluster is checked: ``lookup`` (binary-protocol lookup), ``tcp`` (connect only) or ``health``."""
+    """How a cluster is checked: `lookup` (binary-protocol lookup), `tcp` (connect only) or `health`."""
 
 
 class NativeProvider(_FailoverProvider):
-    """The Pulsar client's own ``pulsar.AutoClusterFailover`` (delays are turned into probe counts)."""
+    """The Pulsar client's own `pulsar.AutoClusterFailover` (delays are turned into probe counts)."""
 
     kind: Literal["native"]
 
 
 class ControlledProvider(_Model):
-    """``ControlledClusterFailover`` (PIP-121): clients follow a URL-provider service that an operator switches."""
+    """`ControlledClusterFailover` (PIP-121): clients follow a URL-provider service that an operator switches."""
 
     kind: Literal["controlled"]
     primary: ClusterName
     """The cluster the URL provider serves first."""
     secondaries: tuple[ClusterName, ...] = ()
-    """Further clusters the URL provider can serve (default: every other cluster of the topology)."""
+    """Further clusters the URL provider can serve (empty: every other cluster of the topology)."""
     check_interval: PositiveDuration = Duration("1s")
     """How often clients poll the URL provider."""
 
@@ -261,7 +265,7 @@ class Workload(_Model):
     """The traffic that runs while the faults happen."""
 
     topics: tuple[Topic, ...] = Field(default=(Topic(name="events"),), min_length=1)
-    """The topics (default: one non-partitioned topic named ``events``)."""
+    """The topics (default: one non-partitioned topic named `events`)."""
     producers: PositiveCount = 1
     """Producers per topic."""
     consumers: Count = 1
@@ -345,13 +349,13 @@ class OutageFault(_WindowFault):
 
 
 class KillFault(_WindowFault):
-    """The cluster's processes are killed (SIGKILL) and started again after ``for``."""
+    """The cluster's processes are killed (SIGKILL) and started again after `for`."""
 
     kind: Literal["kill"]
 
 
 class PauseFault(_WindowFault):
-    """The cluster's processes are frozen (SIGSTOP) for ``for``, then resumed."""
+    """The cluster's processes are frozen (SIGSTOP) for `for`, then resumed."""
 
     kind: Literal["pause"]
 
@@ -381,7 +385,7 @@ class BandwidthFault(_WindowFault):
 
 
 class ResetFault(_Fault):
-    """The cluster's connections are reset at ``at`` (once), or continuously for ``for`` when given."""
+    """The cluster's connections are reset at `at` (once), or continuously for `for` when given."""
 
     kind: Literal["reset"]
     cluster: ClusterName
@@ -421,7 +425,7 @@ class ReplicationCutFault(_Fault):
 
 
 class OperatorSwitchFault(_Fault):
-    """The operator switches the URL provider to another cluster (provider kind ``controlled`` only)."""
+    """The operator switches the URL provider to another cluster (provider kind `controlled` only)."""
 
     kind: Literal["operator_switch"]
     to: ClusterName
@@ -451,7 +455,7 @@ Window = tuple[Duration, Duration]
 def _check_window(within: Window) -> list[tuple[Loc, str]]:
     low, high = within
     if low.seconds > high.seconds:
-        return [(("within",), f"expected [lower, upper] with lower <= upper, found [{low}, {high}]")]
+        return [(("within",), f"expected [earliest, latest] with earliest <= latest, found [{low}, {high}]")]
     return []
 
 
@@ -461,11 +465,11 @@ class SwitchSpec(_Model):
     to: ClusterName
     """The cluster the clients must switch to."""
     within: Window
-    """``[earliest, latest]``: when the first send acknowledged by ``to`` must happen."""
+    """`[earliest, latest]`: when the first send acknowledged by `to` must happen."""
     of: Literal["fault_start", "fault_end"] = "fault_start"
     """What the window is measured from."""
     fault: Count = 0
-    """Index of the fault in ``faults`` (default: the first)."""
+    """Index of the fault in `faults` (default: the first)."""
 
     @model_validator(mode="after")
     def _check(self) -> SwitchSpec:
@@ -479,9 +483,9 @@ class SwitchBackSpec(_Model):
     to: ClusterName
     """The cluster the clients must come back to (normally the primary)."""
     within: Window
-    """``[earliest, latest]`` after the fault's end."""
+    """`[earliest, latest]` after the fault's end."""
     fault: Count = 0
-    """Index of the fault in ``faults`` (default: the first)."""
+    """Index of the fault in `faults` (default: the first)."""
 
     @model_validator(mode="after")
     def _check(self) -> SwitchBackSpec:
@@ -493,7 +497,7 @@ class AvailabilitySpec(_Model):
     """Enough sends are acknowledged in time, over the whole workload."""
 
     min_ratio: Annotated[float, Strict(), Field(ge=0, le=1)]
-    """The smallest acceptable share of sends acknowledged within ``ack_within`` (0 to 1)."""
+    """The smallest acceptable share of sends acknowledged within `ack_within` (0 to 1)."""
     ack_within: PositiveDuration
     """A send counts as available when it is acknowledged within this time."""
 
@@ -593,9 +597,11 @@ class Scenario(_Model):
     marks: tuple[MarkName, ...] = ()
     """pytest marks applied to the test (register them as usual)."""
     topology: Topology = Topology()
+    """The clusters (default: the session's)."""
     provider: Provider = NoProvider(kind="none")
-    """How clients choose their cluster (default: ``kind: none``, straight to the primary)."""
+    """How clients choose their cluster (default: `kind: none`, straight to the primary)."""
     workload: Workload
+    """The producers and consumers that run while the faults happen."""
     faults: tuple[Fault, ...] = ()
     """What goes wrong, and when."""
     expect: tuple[Expectation, ...] = Field(min_length=1)
@@ -676,15 +682,16 @@ class Scenario(_Model):
             loc: Loc = ("expect", index, expectation.kind)
             if expectation.kind in ("switch", "switch_back", "no_switch") and self.provider.kind == "none":
                 problems.append(
-                    (loc, f"{expectation.kind} needs a failover provider (provider kind auto, controlled or native), "
-                     "found provider kind none")
+                    (
+                        loc,
+                        f"{expectation.kind} needs a failover provider (provider kind auto, controlled or native), "
+                        "found provider kind none",
+                    )
                 )
             if expectation.kind == "no_switch" and kinds & {"switch", "switch_back"}:
                 problems.append((loc, "no_switch contradicts the switch expectations of this scenario"))
             if expectation.kind in ("no_loss", "ordering", "max_duplicates") and workload.consumers == 0:
-                problems.append(
-                    (loc, f"{expectation.kind} needs at least one consumer, found workload.consumers 0")
-                )
+                problems.append((loc, f"{expectation.kind} needs at least one consumer, found workload.consumers 0"))
             if isinstance(expectation, OrderingExpectation) and expectation.ordering.per == "key" and not workload.keys:
                 problems.append(
                     (

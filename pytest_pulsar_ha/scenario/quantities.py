@@ -1,4 +1,4 @@
-"""Quantities written as text in scenario files: durations (``500ms``), sizes (``100B``), rates and bandwidths.
+"""Quantities written as text in scenario files: durations (`500ms`), sizes (`100B`), rates and bandwidths.
 
 Each keeps the text as written (:attr:`text`, for messages) and exposes its value in base units. They validate
 themselves inside pydantic models (with plain-word errors) and appear in the JSON Schema as strings with a pattern.
@@ -18,7 +18,7 @@ _NUMBER = r"[0-9]+(?:\.[0-9]+)?"
 
 
 def describe(value: object) -> str:
-    """A value found in a scenario file, in plain words: ``'10 seconds'``, ``the number 12``, ``a list``."""
+    """A value found in a scenario file, in plain words: `'10 seconds'`, `the number 12`, `a list`."""
     if value is None:
         return "an empty value"
     if isinstance(value, bool):
@@ -118,7 +118,7 @@ class _Quantity:
 
 
 class Duration(_Quantity):
-    """A duration such as ``500ms``, ``3s``, ``1.5s``, ``1m`` or ``1h``; :attr:`seconds` is its length."""
+    """A duration such as `500ms`, `3s`, `1.5s`, `1m` or `1h`; :attr:`seconds` is its length."""
 
     ERROR_TYPE = "duration"
     NOUN = "a duration"
@@ -136,7 +136,7 @@ class Duration(_Quantity):
 
 
 class Size(_Quantity):
-    """A size in bytes such as ``100B``, ``4KB`` (1000 bytes each), ``4KiB`` (1024), ``1MB`` or ``1MiB``."""
+    """A size in bytes such as `100B`, `4KB` (1000 bytes each), `4KiB` (1024), `1MB` or `1MiB`."""
 
     ERROR_TYPE = "size"
     NOUN = "a size"
@@ -155,7 +155,7 @@ class Size(_Quantity):
 
 
 class Bandwidth(_Quantity):
-    """A bandwidth such as ``64KB/s`` or ``1MiB/s``; :attr:`bytes_per_second` is its value."""
+    """A bandwidth such as `64KB/s` or `1MiB/s`; :attr:`bytes_per_second` is its value."""
 
     ERROR_TYPE = "bandwidth"
     NOUN = "a bandwidth"
@@ -174,7 +174,7 @@ class Bandwidth(_Quantity):
 
 
 class Rate(_Quantity):
-    """A message rate such as ``20/s`` or ``120/m``; :attr:`per_second` is its value."""
+    """A message rate such as `20/s` or `120/m`; :attr:`per_second` is its value."""
 
     ERROR_TYPE = "rate"
     NOUN = "a rate"

@@ -1,0 +1,50 @@
+"""Reading the model's type annotations: which model or tagged union is expected at a key path."""
+
+from __future__ import annotations
+
+import types
+import typing
+from typing import Any
+
+from pydantic import BaseModel, Tag
+
+
+def strip(tp: Any) -> Any:
+    """`tp` without `Annotated` and without `| None`."""
+    while True:
+        origin = typing.get_origin(tp)
+        if origin is typing.Annotated:
+            tp = typing.get_args(tp)[0]
+        elif origin in (typing.Union, types.UnionType):
+            args = [a for a in typing.get_args(tp) if a is not type(None)]
+            if len(args) != 1:
+                return tp
+            tp = args[0]
+        else:
+            return tp
+
+
+def is_model(tp: Any) -> bool:
+    """Whether `tp` is a pydantic model class."""
+    return isinstance(tp, type) and issubclass(tp, BaseModel)
+
+
+def is_union(tp: Any) -> bool:
+    return typing.get_origin(tp) in (typing.Union, types.UnionType)
+
+
+def tags(union: Any) -> dict[str, type[BaseModel]]:
+    """The members of a tagged union by tag (`Tag(...)` metadata, or the `kind` literal); empty for other types."""
+    tags: dict[str, type[BaseModel]] = {}
+    for member in typing.get_args(union):
+        tag: str | None = None
+        if typing.get_origin(member) is typing.Annotated:
+            tag = next((m.tag for m in member.__metadata__ if isinstance(m, Tag)), None)
+            member = typing.get_args(member)[0]
+        if not is_model(member):
+            continue
+        if tag is None and "kind" in member.model_fields:
+            tag = typing.get_args(member.model_fields["kind"].annotation)[0]
+        if isinstance(tag, str):
+            tags[tag] = member
+    return tags

@@ -1,0 +1,160 @@
+"""pytest collection of scenario files: one test per scenario and per variant of every ``*.pulsar-ha.yaml``.
+
+Register it from a plugin or a conftest.py::
+
+    from pytest_pulsar_ha.scenario.collect import collect_scenario_file
+
+    def pytest_collect_file(parent, file_path):
+        return collect_scenario_file(parent, file_path)
+
+A file that is not valid is a collection error that lists every problem as ``file:line: key.path: message``
+(no traceback), so nothing of the session runs. Each test is a :class:`ScenarioItem`: a ``pytest.Function`` whose
+fixtures are those of :data:`SCENARIO_FIXTURES` (``pulsar_ha``) plus the autouse ones, set up and torn down as for
+any test (``usefixtures`` marks work too). Its ``runtest`` hands the item and its :class:`ScenarioCase` to the
+runner (:func:`get_runner`); the runner reads the environment as ``item.pulsar_ha`` and may request any other
+fixture with ``item.getfixturevalue(name)``. A :class:`ScenarioFailed` it raises is reported as its plain message.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import os
+import types
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+import pytest
+
+from .errors import ScenarioError, ScenarioFailed
+from .loader import ScenarioCase, is_scenario_file, load_scenarios
+
+if TYPE_CHECKING:
+    from _pytest._code.code import TerminalRepr
+
+    from ..environment import PulsarHaEnvironment
+
+Runner = Callable[["ScenarioItem", ScenarioCase], None]
+
+#: Where the runner comes from: ``config.stash[RUNNER_KEY] = my_runner`` (in ``pytest_configure``) replaces the
+#: default, ``run_scenario`` of :data:`RUNNER_MODULE`, imported when the first scenario runs.
+RUNNER_KEY = pytest.StashKey[Runner]()
+RUNNER_MODULE = "pytest_pulsar_ha.scenario_runner"
+
+
+def _scenario(pulsar_ha: object) -> None:
+    """Stand-in test function of every scenario: pytest reads the fixtures to set up from its parameters.
+
+    `ScenarioItem.runtest` runs the scenario; this function is never called.
+    """
+
+
+#: The fixtures every scenario test requests (set up before the runner is called).
+SCENARIO_FIXTURES = tuple(inspect.signature(_scenario).parameters)
+
+#: The mark every scenario test carries (``-m pulsar_ha_scenario`` selects them all).
+SCENARIO_MARK = "pulsar_ha_scenario"
+_MARK_HELP = f"{SCENARIO_MARK}: a test collected from a *.pulsar-ha.yaml scenario file"
+
+
+def register_markers(config: pytest.Config) -> None:
+    """Declare the ``pulsar_ha_scenario`` mark (idempotent); call it from ``pytest_configure``."""
+    if not any(line.split(":", 1)[0].strip() == SCENARIO_MARK for line in config.getini("markers")):
+        config.addinivalue_line("markers", _MARK_HELP)
+
+
+def get_runner(config: pytest.Config) -> Runner:
+    """The runner set in ``config.stash[RUNNER_KEY]``, else ``pytest_pulsar_ha.scenario_runner.run_scenario``."""
+    runner = config.stash.get(RUNNER_KEY, None)
+    if runner is not None:
+        return runner
+    try:
+        module = importlib.import_module(RUNNER_MODULE)
+    except ModuleNotFoundError as exc:
+        if exc.name != RUNNER_MODULE:
+            raise
+        pytest.fail(
+            f"no scenario runner: {RUNNER_MODULE} is not installed, and none was set in "
+            "config.stash[pytest_pulsar_ha.scenario.collect.RUNNER_KEY]",
+            pytrace=False,
+        )
+    return cast(Runner, module.run_scenario)
+
+
+_COLLECTED = pytest.StashKey[set[Path]]()
+
+
+def collect_scenario_file(parent: pytest.Collector, file_path: Path) -> ScenarioFile | None:
+    """A :class:`ScenarioFile` for ``*.pulsar-ha.yaml`` files, None for any other file (``pytest_collect_file``).
+
+    Registering it twice (the plugin and a conftest.py) is harmless: a file is collected once per parent.
+    """
+    if not is_scenario_file(file_path):
+        return None
+    collected = parent.stash.setdefault(_COLLECTED, set())
+    if file_path in collected:
+        return None
+    collected.add(file_path)
+    register_markers(parent.config)
+    return ScenarioFile.from_parent(parent, path=file_path)
+
+
+class ScenarioFile(pytest.Module):
+    """A ``*.pulsar-ha.yaml`` file. It is a ``pytest.Module`` (of an empty, synthetic module object) so that
+    fixtures of every scope, module scope included, work for its scenarios as for Python tests."""
+
+    def _getobj(self) -> types.ModuleType:
+        module = types.ModuleType(f"pulsar_ha_scenarios:{self.path.name}")
+        module.__file__ = str(self.path)
+        return module
+
+    def _display_path(self) -> str:
+        relative = os.path.relpath(self.path, self.config.invocation_params.dir)
+        return str(self.path) if relative.startswith("..") else relative
+
+    def collect(self) -> Iterator[ScenarioItem]:
+        try:
+            cases = load_scenarios(self.path, display_path=self._display_path())
+        except ScenarioError as exc:
+            raise self.CollectError(f"invalid scenario file:\n{exc}") from None
+        for case in cases:
+            yield ScenarioItem.from_parent(self, name=case.id, case=case)
+
+
+class ScenarioItem(pytest.Function):
+    """One scenario (or one variant of it) as a test; see the module's documentation for how it runs."""
+
+    def __init__(self, *, case: ScenarioCase, **kwargs: Any) -> None:
+        super().__init__(callobj=_scenario, **kwargs)
+        self.case = case
+        self.add_marker(SCENARIO_MARK)
+        for mark in case.scenario.marks:
+            self.add_marker(mark)
+        self.user_properties.append(("scenario_seed", case.seed))
+
+    @property
+    def seed(self) -> int:
+        """The seed of every random choice of this scenario: its `seed:`, or one derived from its id."""
+        return self.case.seed
+
+    @property
+    def pulsar_ha(self) -> PulsarHaEnvironment:
+        """The session's environment (the ``pulsar_ha`` fixture), set up before :meth:`runtest`."""
+        return cast("PulsarHaEnvironment", self.funcargs["pulsar_ha"])
+
+    def getfixturevalue(self, name: str) -> Any:
+        """The value of any fixture (set up now if needed, torn down with the test)."""
+        return self._request.getfixturevalue(name)
+
+    def runtest(self) -> None:
+        get_runner(self.config)(self, self.case)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str | TerminalRepr:  # type: ignore[override]
+        if isinstance(excinfo.value, ScenarioFailed):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        """(file, 0-based line of the scenario or variant, "scenario: <id>"), as pytest expects."""
+        return self.path, self.case.line - 1, f"scenario: {self.case.id}"

@@ -1,0 +1,501 @@
+"""Run one scenario against the environment: workload + nemesis + schedule, one history, then the checks.
+
+Roles are kept apart as in Jepsen: :mod:`~pytest_pulsar_ha.scenario_workload` (the clients),
+:mod:`~pytest_pulsar_ha.nemesis` (the faults) and this schedule; everything they do goes into one history, the
+only input of the checks. Switch windows and availability are measured from that history (which cluster
+acknowledged each send, read from the brokers' storage); loss, ordering and duplicates are decided by the
+Spark checks (:mod:`spark_checks`). Health is checked before the faults and after them (steady state); every
+fault is undone whatever happens. A run ends as passed, failed, deviated (the environment did not come back
+to its steady state) or interrupted.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .environment import PulsarHaEnvironment
+from .history import ACK, PROBE, SEND, SWITCH, Event, write_events_jsonl
+from .nemesis import Nemesis, ScheduledFault
+from .scenario.loader import ScenarioCase
+from .scenario.model import (
+    AutoProvider,
+    AvailabilityExpectation,
+    ControlledProvider,
+    MaxDuplicatesExpectation,
+    NoProvider,
+    OrderingExpectation,
+    Scenario,
+    SwitchBackExpectation,
+    SwitchExpectation,
+)
+from .scenario_workload import EventLog, ScenarioWorkload, WorkloadPlan
+
+DRAIN_SECONDS = 90.0
+STEADY_STATE_SECONDS = 120.0
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    name: str
+    ok: bool
+    expected: str
+    measured: str
+    details: str = ""
+
+
+@dataclass
+class ScenarioResult:
+    case_id: str
+    outcome: str  # passed | failed | deviated | interrupted
+    seed: int
+    checks: list[CheckResult] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    evidence: dict[str, Path] = field(default_factory=dict)
+    facts: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def failed_checks(self) -> list[CheckResult]:
+        return [c for c in self.checks if not c.ok]
+
+    def describe(self) -> str:
+        lines = [f"scenario {self.case_id}: {self.outcome.upper()} (seed {self.seed})"]
+        lines += [f"  - {p}" for p in self.problems]
+        for check in self.checks:
+            mark = "ok  " if check.ok else "FAIL"
+            lines.append(f"  [{mark}] {check.name}: expected {check.expected}; measured {check.measured}")
+            if check.details and not check.ok:
+                lines += [f"         {line}" for line in check.details.splitlines()]
+        for name, path in self.evidence.items():
+            lines.append(f"  {name}: {path}")
+        return "\n".join(lines)
+
+
+# -- building the parts ------------------------------------------------------------------------------------
+
+
+def _endpoint(env: PulsarHaEnvironment, name: str) -> Any:
+    from pulsar_ha_providers import ClusterEndpoint
+
+    cluster = env.cluster(name)
+    return ClusterEndpoint(cluster.service_url, name=name, token=cluster.token, admin_url=cluster.admin_url)
+
+
+@dataclass
+class ProviderSetup:
+    target: Any  # what pulsar.Client gets as its service URL
+    events: Any = None  # an EventHub, for our providers
+    url_provider: Any = None
+    url_to_cluster: dict[str, str] = field(default_factory=dict)
+    primary: str = ""
+
+
+def build_provider(
+    env: PulsarHaEnvironment, scenario: Scenario, clusters: list[str], stack: ExitStack
+) -> ProviderSetup:
+    spec = scenario.provider
+    primary = spec.primary or clusters[0]
+    url_to_cluster = {env.cluster(n).service_url: n for n in clusters}
+    if isinstance(spec, NoProvider):
+        return ProviderSetup(env.cluster(primary).service_url, primary=primary, url_to_cluster=url_to_cluster)
+    secondaries = list(spec.secondaries) or [n for n in clusters if n != primary]
+    if isinstance(spec, AutoProvider):
+        from pulsar_ha_providers import AutoClusterFailover
+
+        auto = AutoClusterFailover(
+            _endpoint(env, primary),
+            [_endpoint(env, n) for n in secondaries],
+            check_interval=spec.check_interval.seconds,
+            failover_delay=spec.failover_delay.seconds,
+            switch_back_delay=spec.switch_back_delay.seconds,
+            probe=spec.probe,
+        )
+        return ProviderSetup(auto, auto.events, primary=primary, url_to_cluster=url_to_cluster)
+    if isinstance(spec, ControlledProvider):
+        from pulsar_ha_providers import ControlledClusterFailover, UrlProviderService
+
+        configs = {}
+        for name in [primary, *secondaries]:
+            config: dict[str, str] = {"serviceUrl": env.cluster(name).service_url}
+            if env.cluster(name).token:
+                config["authPluginClassName"] = "token"
+                config["authParamsString"] = f"token:{env.cluster(name).token}"
+            configs[name] = config
+        service = stack.enter_context(UrlProviderService(configs, primary))
+        controlled = ControlledClusterFailover(
+            _endpoint(env, primary), service.url, check_interval=spec.check_interval.seconds
+        )
+        return ProviderSetup(controlled, controlled.events, service, url_to_cluster, primary)
+    import pulsar
+
+    def info(name: str) -> Any:
+        return pulsar.ServiceInfo(env.cluster(name).service_url, env.cluster(name).authentication())
+
+    interval = spec.check_interval.seconds
+    native = pulsar.AutoClusterFailover(
+        info(primary),
+        [info(n) for n in secondaries],
+        check_interval_ms=max(1, int(interval * 1000)),
+        failover_threshold=max(1, math.ceil(spec.failover_delay.seconds / interval)),
+        switch_back_threshold=max(1, math.ceil(spec.switch_back_delay.seconds / interval)),
+    )
+    return ProviderSetup(native, primary=primary, url_to_cluster=url_to_cluster)
+
+
+def schedule_faults(env: PulsarHaEnvironment, scenario: Scenario, setup: ProviderSetup) -> list[ScheduledFault]:
+    out = []
+    for index, fault in enumerate(scenario.faults):
+        start = fault.at.seconds
+        duration = getattr(fault, "for_", None)
+        end = start + (duration.seconds if duration is not None else 0.2)
+        cluster = getattr(fault, "cluster", None)
+        label = f"#{index} {fault.kind} {cluster or ''}".strip()
+        out.append(ScheduledFault(index, label, cluster, start, end, _fault_context(env, fault, setup)))
+        if fault.kind == "replication_cut":
+            out[-1] = ScheduledFault(
+                index, f"#{index} replication_cut {fault.from_}->{fault.to}", fault.from_, start, end, out[-1].make
+            )
+        if fault.kind == "operator_switch":
+            out[-1] = ScheduledFault(
+                index, f"#{index} operator_switch ->{fault.to}", fault.to, start, start + 0.01, out[-1].make
+            )
+    return out
+
+
+def _fault_context(
+    env: PulsarHaEnvironment, fault: Any, setup: ProviderSetup
+) -> Callable[[], AbstractContextManager[Any]]:
+    kind = fault.kind
+    if kind == "replication_cut":
+        return lambda: env.replication_cut(fault.from_, fault.to)
+    if kind == "operator_switch":
+
+        @contextmanager
+        def switch() -> Iterator[None]:
+            setup.url_provider.switch_to(fault.to)
+            yield
+
+        return switch
+    cluster = env.cluster(fault.cluster)
+    if kind == "outage":
+        return lambda: cluster.outage(replication=fault.replication)
+    if kind == "kill":
+        return cluster.killed
+    if kind == "pause":
+        return cluster.paused
+    if kind == "latency":
+        return lambda: cluster.latency(int(fault.latency.seconds * 1000), int(fault.jitter.seconds * 1000))
+    if kind == "timeout":
+        return cluster.hang
+    if kind == "bandwidth":
+        return lambda: cluster.bandwidth(max(1, int(fault.rate.bytes_per_second / 1024)))
+    if kind == "reset":
+        return cluster.resetting
+    raise ValueError(f"fault kind {kind!r} has no implementation")  # the model rejects unknown kinds before
+
+
+# -- steady state ------------------------------------------------------------------------------------------
+
+
+def steady_state(env: PulsarHaEnvironment, clusters: list[str], timeout: float) -> list[str]:
+    """Problems with the environment's health (empty when every cluster answers its health check)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        problems = []
+        for name in clusters:
+            try:
+                env.cluster(name).admin.get("brokers/health")
+            except Exception as exc:
+                problems.append(f"{name} is not healthy: {exc}")
+        if not problems or time.monotonic() > deadline:
+            return problems
+        time.sleep(1.0)
+
+
+# -- checks ------------------------------------------------------------------------------------------------
+
+
+def _first_ack(events: list[Event], cluster: str, after_ns: int) -> Event | None:
+    return next((e for e in events if e.type == ACK and e.cluster == cluster and e.ts_ns >= after_ns), None)
+
+
+def _fmt(seconds: float) -> str:
+    return f"{seconds:.2f}s"
+
+
+def evaluate(
+    scenario: Scenario,
+    events: list[Event],
+    nemesis: Nemesis,
+    setup: ProviderSetup,
+    history_path: Path,
+    spark: Callable[[], Any],
+) -> list[CheckResult]:
+    events = sorted(events, key=lambda e: e.ts_ns)
+    results: list[CheckResult] = []
+    spark_checks_wanted = []
+    for expectation in scenario.expect:
+        kind = expectation.kind
+        if isinstance(expectation, (SwitchExpectation, SwitchBackExpectation)):
+            if isinstance(expectation, SwitchExpectation):
+                spec: Any = expectation.switch
+                of = spec.of
+            else:
+                spec, of = expectation.switch_back, "fault_end"
+            times = nemesis.times[spec.fault]
+            ref = times.started_ns if of == "fault_start" else times.ended_ns
+            lo, hi = spec.within
+            expected = f"first ack by {spec.to} within [{lo}, {hi}] of fault #{spec.fault} {of.replace('fault_', '')}"
+            if ref is None:
+                results.append(
+                    CheckResult(kind, False, expected, f"fault #{spec.fault} never {of.replace('fault_', '')}ed")
+                )
+                continue
+            first = _first_ack(events, spec.to, ref)
+            if first is None:
+                results.append(CheckResult(kind, False, expected, f"no send acknowledged by {spec.to} after it"))
+                continue
+            took = (first.ts_ns - ref) / 1e9
+            results.append(CheckResult(kind, lo.seconds <= took <= hi.seconds, expected, _fmt(took)))
+        elif kind == "no_switch":
+            ackers = sorted({e.cluster or "unknown" for e in events if e.type == ACK})
+            ok = ackers in ([setup.primary], [])
+            results.append(
+                CheckResult(
+                    kind,
+                    ok,
+                    f"every send acknowledged by {setup.primary}",
+                    f"acknowledged by {', '.join(ackers) or 'nobody'}",
+                )
+            )
+        elif isinstance(expectation, AvailabilityExpectation):
+            spec = expectation.availability
+            sends = {(e.producer, e.seq): e.ts_ns for e in events if e.type == SEND}
+            within = spec.ack_within.seconds * 1e9
+            good = sum(
+                1 for e in events if e.type == ACK and e.ts_ns - sends.get((e.producer, e.seq), e.ts_ns) <= within
+            )
+            ratio = good / len(sends) if sends else 0.0
+            results.append(
+                CheckResult(
+                    kind,
+                    ratio >= spec.min_ratio,
+                    f">= {spec.min_ratio:.0%} of sends acknowledged within {spec.ack_within}",
+                    f"{ratio:.1%} ({good}/{len(sends)})",
+                )
+            )
+        else:
+            spark_checks_wanted.append(expectation)
+    if spark_checks_wanted:
+        results += _spark_checks(spark_checks_wanted, history_path, spark)
+    return results
+
+
+def _spark_checks(expectations: list[Any], history_path: Path, spark: Callable[[], Any]) -> list[CheckResult]:
+    from spark_checks.checks import check_duplicates, check_lost, check_ordering
+    from spark_checks.load import load_history
+
+    results = []
+    with load_history(spark(), str(history_path)) as history:
+        for expectation in expectations:
+            if isinstance(expectation, OrderingExpectation):
+                verdict = check_ordering(history, scopes=(expectation.ordering.per,))
+                expected = f"no reorder per {expectation.ordering.per} among messages acked by one cluster"
+            elif isinstance(expectation, MaxDuplicatesExpectation):
+                verdict = check_duplicates(history, max_duplicates=expectation.max_duplicates)
+                expected = f"at most {expectation.max_duplicates} duplicate deliveries"
+            else:
+                verdict = check_lost(history)
+                expected = "every acknowledged send received on every subscription"
+            figures = ", ".join(f"{k}={v}" for k, v in verdict.counts.items())
+            results.append(CheckResult(expectation.kind, verdict.ok, expected, figures, verdict.describe()))
+    return results
+
+
+# -- the run -----------------------------------------------------------------------------------------------
+
+
+def _provider_events(setup: ProviderSetup) -> list[Event]:
+    if setup.events is None:
+        return []
+    out = []
+    for event in list(setup.events.recent):
+        ts = int(event.ts * 1e9)
+        name = type(event).__name__
+        if name == "SwitchEvent":
+            to = setup.url_to_cluster.get(event.to_cluster, event.to_cluster)
+            out.append(Event(ts, SWITCH, "provider", cluster=to, detail=event.reason))
+        elif name == "ProbeEvent":
+            detail = json.dumps(
+                {"ok": event.ok, "probe": event.probe, "latency_s": round(event.latency_s, 4), "error": event.error}
+            )
+            out.append(Event(ts, PROBE, "provider", cluster=event.cluster, detail=detail))
+        else:  # a controlled provider's poll
+            cluster = setup.url_to_cluster.get(event.service_url)
+            out.append(
+                Event(ts, PROBE, "provider", cluster=cluster, detail=json.dumps({"ok": event.ok, "error": event.error}))
+            )
+    return out
+
+
+def execute(
+    case: ScenarioCase,
+    env: PulsarHaEnvironment,
+    *,
+    evidence_dir: Path,
+    spark: Callable[[], Any],
+    seed: int | None = None,
+) -> ScenarioResult:
+    """Run ``case`` on ``env``; write the evidence into ``evidence_dir``; return the result (never raises on a
+    failed expectation; raises KeyboardInterrupt after cleaning up)."""
+    scenario = case.scenario
+    seed = case.seed if seed is None else seed
+    result = ScenarioResult(case.id, "passed", seed)
+    clusters = list(scenario.topology.clusters or env.names)
+    missing = [n for n in clusters if n not in env.clusters]
+    if missing:
+        result.outcome = "failed"
+        result.problems.append(
+            f"the scenario needs clusters {', '.join(missing)}; this environment has {', '.join(env.names)} "
+            "(set --pulsar-ha-clusters to a list that includes them)"
+        )
+        return result
+    before = steady_state(env, clusters, 30)
+    if before:
+        result.outcome = "deviated"
+        result.problems += [f"steady state before the faults: {p}" for p in before]
+        return result
+
+    evidence_dir.mkdir(parents=True, exist_ok=True)
+    log = EventLog()
+    namespace = env.create_geo_namespace(clusters=clusters)
+    topics = []
+    for topic in scenario.workload.topics:
+        full = f"persistent://{namespace}/{topic.name}"
+        if topic.partitions:
+            for name in clusters:
+                env.cluster(name).admin.put(f"persistent/{namespace}/{topic.name}/partitions", topic.partitions)
+        topics.append(full)
+    w = scenario.workload
+    plan = WorkloadPlan(
+        topics,
+        w.producers,
+        w.consumers,
+        w.subscription_type,
+        w.keys,
+        w.rate.per_second,
+        w.message_size.bytes,
+        w.duration.seconds,
+        w.replicated_subscriptions,
+        int(w.send_timeout.seconds * 1000),
+        seed,
+    )
+    interrupted = False
+    with ExitStack() as stack:
+        setup = build_provider(env, scenario, clusters, stack)
+        client = env.client(setup.target, operation_timeout_seconds=10)
+        stack.callback(client.close)
+        workload = ScenarioWorkload(client, plan, log)
+        nemesis = Nemesis(schedule_faults(env, scenario, setup), log)
+        stack.callback(workload.stop)
+        stack.callback(nemesis.stop)  # runs first: faults are undone before the clients stop
+        try:
+            workload.start()
+            t0 = time.monotonic()
+            nemesis.start(t0)
+            while time.monotonic() < t0 + plan.duration_s:
+                time.sleep(0.1)
+            workload.stop_sending()
+            nemesis.stop()
+            if not workload.drain(DRAIN_SECONDS):
+                result.problems.append(
+                    f"not every acknowledged send was received within {DRAIN_SECONDS:.0f}s of the end"
+                )
+        except KeyboardInterrupt:
+            interrupted = True
+    result.problems += nemesis.errors
+    after = steady_state(env, clusters, STEADY_STATE_SECONDS)
+    if after:
+        result.problems += [f"steady state after the faults: {p}" for p in after]
+    workload.attribute_acks({n: env.cluster(n).admin for n in clusters})
+    events = sorted(log.snapshot() + _provider_events(setup), key=lambda e: e.ts_ns)
+    history = write_events_jsonl(events, evidence_dir / "history.jsonl")
+    result.evidence["history"] = history
+    result.facts = {
+        "scenario": case.id,
+        "file": f"{case.path}:{case.line}",
+        "seed": str(seed),
+        "clusters": ", ".join(clusters),
+        "provider": scenario.provider.kind,
+        "faults": "; ".join(f.label for f in nemesis.faults) or "none",
+        "events": str(len(events)),
+    }
+    if interrupted:
+        result.outcome = "interrupted"
+    else:
+        result.checks = evaluate(scenario, events, nemesis, setup, history, spark)
+        if any(not c.ok for c in result.checks) or (result.problems and not after):
+            result.outcome = "failed"
+        if after:
+            result.outcome = "deviated"
+    _write_report(result, events, evidence_dir)
+    if interrupted:
+        raise KeyboardInterrupt(f"scenario {case.id} interrupted; faults undone; evidence in {evidence_dir}")
+    return result
+
+
+def _write_report(result: ScenarioResult, events: list[Event], evidence_dir: Path) -> None:
+    from .timeline import render_html, render_png
+
+    title = f"{result.case_id}: {result.outcome}"
+    if events:
+        png = render_png(events, evidence_dir / "timeline.png", title)
+        result.evidence["timeline"] = png
+        summary = [
+            (c.name, "passed" if c.ok else "failed", f"{c.measured} (expected {c.expected})") for c in result.checks
+        ]
+        summary += [("problem", "failed", p) for p in result.problems]
+        result.evidence["report"] = render_html(png, evidence_dir / "report.html", title, summary, result.facts)
+    verdict = {
+        "id": result.case_id,
+        "outcome": result.outcome,
+        "seed": result.seed,
+        "problems": result.problems,
+        "checks": [c.__dict__ for c in result.checks],
+        "evidence": {k: str(v) for k, v in result.evidence.items()},
+    }
+    (evidence_dir / "verdict.json").write_text(json.dumps(verdict, indent=2))
+    result.evidence["verdict"] = evidence_dir / "verdict.json"
+
+
+# -- pytest ------------------------------------------------------------------------------------------------
+
+RESULTS: list[ScenarioResult] = []
+"""Every scenario result of this process, in run order (the plugin's summary and index page read it)."""
+
+
+def run_scenario(item: Any, case: ScenarioCase) -> None:
+    """The runner of collected scenario tests (see :mod:`pytest_pulsar_ha.scenario.collect`)."""
+    from .scenario.errors import ScenarioFailed
+
+    config = item.config
+    seed_option = config.getoption("pulsar_ha_seed", None)
+    evidence_root: Path = item.getfixturevalue("pulsar_ha_evidence_dir")
+    safe_id = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in case.id)
+    result = execute(
+        case,
+        item.pulsar_ha,
+        evidence_dir=evidence_root / safe_id,
+        spark=lambda: item.getfixturevalue("pulsar_ha_spark"),
+        seed=int(seed_option) if seed_option is not None else None,
+    )
+    RESULTS.append(result)
+    if result.outcome != "passed":
+        replay = f"replay: pytest '{item.nodeid}' --pulsar-ha-seed={result.seed}"
+        raise ScenarioFailed(f"{result.describe()}\n  {replay}")

@@ -1,0 +1,214 @@
+"""The workload of a scenario (Jepsen's client): producers and consumers that record every send, ack and receive.
+
+Producers send at a fixed rate with per-producer sequence numbers (and keys when asked); consumers receive and
+acknowledge. Every operation becomes a history event; the cluster that acknowledged a send is filled in
+afterwards from the brokers' storage (:mod:`pytest_pulsar_ha.ack_attribution`), never from the client.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .ack_attribution import acknowledging_cluster
+from .admin import AdminClient
+from .history import ACK, RECEIVE, SEND, SEND_ERROR, Event, now_ns
+
+SUBSCRIPTION_TYPES = {"exclusive": "Exclusive", "shared": "Shared", "failover": "Failover", "key_shared": "KeyShared"}
+
+
+@dataclass
+class WorkloadPlan:
+    topics: list[str]
+    producers: int
+    consumers: int
+    subscription_type: str
+    keys: int
+    rate_per_second: float
+    message_size: int
+    duration_s: float
+    replicated_subscriptions: bool
+    send_timeout_ms: int
+    seed: int
+
+
+@dataclass
+class EventLog:
+    """A thread-safe list of history events (kept in memory: scenario histories are small)."""
+
+    events: list[Event] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, event: Event) -> Event:
+        with self._lock:
+            self.events.append(event)
+        return event
+
+    def snapshot(self) -> list[Event]:
+        with self._lock:
+            return list(self.events)
+
+    def replace(self, old: Event, new: Event) -> None:
+        with self._lock:
+            self.events[self.events.index(old)] = new
+
+
+class ScenarioWorkload:
+    def __init__(self, client: Any, plan: WorkloadPlan, log: EventLog) -> None:
+        self.client = client
+        self.plan = plan
+        self.log = log
+        self._stop_sending = threading.Event()
+        self._stop_receiving = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._acked: dict[tuple[str, int], Event] = {}
+        self._received: set[tuple[str, int]] = set()
+        self._lock = threading.Lock()
+        self._consumers: list[Any] = []
+        self._producers: list[Any] = []
+
+    # -- set-up ----------------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        import pulsar
+
+        plan = self.plan
+        sub_type = getattr(pulsar.ConsumerType, SUBSCRIPTION_TYPES[plan.subscription_type])
+        for topic in plan.topics:
+            for index in range(plan.consumers):
+                name = f"sub-{index}" if plan.subscription_type == "exclusive" else "workload"
+                consumer = self.client.subscribe(
+                    topic,
+                    name,
+                    consumer_type=sub_type,
+                    consumer_name=f"consumer-{index}",
+                    replicate_subscription_state_enabled=plan.replicated_subscriptions,
+                    initial_position=pulsar.InitialPosition.Earliest,
+                )
+                self._consumers.append(consumer)
+                self._spawn(self._consume, consumer, f"consumer-{index}", name)
+        for topic in plan.topics:
+            for _ in range(plan.producers):
+                producer = self.client.create_producer(
+                    topic, send_timeout_millis=plan.send_timeout_ms, batching_enabled=False
+                )
+                self._producers.append(producer)
+                self._spawn(self._produce, producer, topic, f"producer-{len(self._producers) - 1}")
+
+    def _spawn(self, target: Callable[..., None], *args: Any) -> None:
+        thread = threading.Thread(target=target, args=args, daemon=True)
+        self._threads.append(thread)
+        thread.start()
+
+    # -- the client operations -------------------------------------------------------------------------
+
+    def _produce(self, producer: Any, topic: str, name: str) -> None:
+        import pulsar
+
+        plan = self.plan
+        rng = random.Random(f"{plan.seed}/{name}")
+        interval = 1.0 / plan.rate_per_second
+        next_send = time.monotonic()
+        seq = 0
+        while not self._stop_sending.is_set():
+            seq += 1
+            key = f"k{rng.randrange(plan.keys)}" if plan.keys else None
+            body = f"{name}#{seq}#".encode()
+            payload = body + b"." * max(0, plan.message_size - len(body))
+            props = {"producer": name, "seq": str(seq)}
+            self.log.add(Event(now_ns(), SEND, name, topic=topic, producer=name, seq=seq, key=key))
+            try:
+                if key is None:
+                    msg_id = producer.send(payload, properties=props)
+                else:
+                    msg_id = producer.send(payload, properties=props, partition_key=key)
+            except pulsar.PulsarException as exc:
+                self.log.add(
+                    Event(now_ns(), SEND_ERROR, name, topic=topic, producer=name, seq=seq, key=key, detail=str(exc))
+                )
+            else:
+                ack = self.log.add(
+                    Event(
+                        now_ns(),
+                        ACK,
+                        name,
+                        topic=topic,
+                        producer=name,
+                        seq=seq,
+                        key=key,
+                        message_id=f"{msg_id.ledger_id()}:{msg_id.entry_id()}:{msg_id.partition()}",
+                        detail=json.dumps({"payload_size": len(payload)}),
+                    )
+                )
+                with self._lock:
+                    self._acked[(name, seq)] = ack
+            next_send += interval
+            self._stop_sending.wait(max(0.0, next_send - time.monotonic()))
+
+    def _consume(self, consumer: Any, name: str, subscription: str) -> None:
+        import pulsar
+
+        while not self._stop_receiving.is_set():
+            try:
+                message = consumer.receive(timeout_millis=500)
+            except pulsar.PulsarException:
+                continue
+            props = message.properties()
+            producer, seq = props.get("producer"), int(props.get("seq", "0"))
+            self.log.add(
+                Event(
+                    now_ns(),
+                    RECEIVE,
+                    name,
+                    topic=message.topic_name(),
+                    subscription=subscription,
+                    producer=producer,
+                    seq=seq,
+                    key=message.partition_key() or None,
+                    message_id=str(message.message_id()),
+                )
+            )
+            with self._lock:
+                self._received.add((producer or "", seq))
+            with contextlib.suppress(pulsar.PulsarException):
+                consumer.acknowledge(message)
+
+    # -- ending ----------------------------------------------------------------------------------------
+
+    def stop_sending(self) -> None:
+        self._stop_sending.set()
+
+    def drain(self, timeout_s: float) -> bool:
+        """Keep consuming until every acknowledged send was received once, or the time is up."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            with self._lock:
+                if set(self._acked) <= self._received:
+                    return True
+            time.sleep(0.2)
+        return False
+
+    def stop(self) -> None:
+        self._stop_sending.set()
+        self._stop_receiving.set()
+        for thread in self._threads:
+            thread.join(timeout=10)
+
+    def attribute_acks(self, admins: dict[str, AdminClient]) -> None:
+        """Fill in, for every ack, the cluster that stored the message as an original publish."""
+        for ack in [e for e in self.log.snapshot() if e.type == ACK]:
+            ledger, entry, partition = (int(x) for x in (ack.message_id or "0:0:-1").split(":"))
+            topic = ack.topic or ""
+            if partition >= 0:
+                topic = f"{topic}-partition-{partition}"
+            size = json.loads(ack.detail or "{}").get("payload_size", 0)
+            body = f"{ack.producer}#{ack.seq}#".encode()
+            payload = body + b"." * max(0, size - len(body))
+            cluster = acknowledging_cluster(admins, topic, ledger, entry, payload)
+            self.log.replace(ack, Event(**{**ack.to_dict(), "cluster": cluster}))  # type: ignore[arg-type]
