@@ -102,8 +102,8 @@ def build_provider(
     spec = scenario.provider
     primary = spec.primary or clusters[0]
     url_to_cluster = {env.cluster(n).service_url: n for n in clusters}
-    if isinstance(spec, NoProvider):
-        return ProviderSetup(env.cluster(primary).service_url, primary=primary, url_to_cluster=url_to_cluster)
+    if isinstance(spec, NoProvider):  # straight to the primary (env.client takes a cluster name)
+        return ProviderSetup(primary, primary=primary, url_to_cluster=url_to_cluster)
     secondaries = list(spec.secondaries) or [n for n in clusters if n != primary]
     if isinstance(spec, AutoProvider):
         from pulsar_ha_providers import AutoClusterFailover
@@ -401,7 +401,11 @@ def execute(
         setup = build_provider(env, scenario, clusters, stack)
         client = env.client(setup.target, operation_timeout_seconds=10)
         stack.callback(client.close)
-        workload = ScenarioWorkload(client, plan, log)
+        consumer_client = None
+        if w.consume_from is not None:
+            consumer_client = env.client(w.consume_from, operation_timeout_seconds=10)
+            stack.callback(consumer_client.close)
+        workload = ScenarioWorkload(client, plan, log, consumer_client)
         nemesis = Nemesis(schedule_faults(env, scenario, setup), log)
         stack.callback(workload.stop)
         stack.callback(nemesis.stop)  # runs first: faults are undone before the clients stop

@@ -60,8 +60,9 @@ class EventLog:
 
 
 class ScenarioWorkload:
-    def __init__(self, client: Any, plan: WorkloadPlan, log: EventLog) -> None:
+    def __init__(self, client: Any, plan: WorkloadPlan, log: EventLog, consumer_client: Any = None) -> None:
         self.client = client
+        self.consumer_client = consumer_client or client
         self.plan = plan
         self.log = log
         self._stop_sending = threading.Event()
@@ -83,7 +84,7 @@ class ScenarioWorkload:
         for topic in plan.topics:
             for index in range(plan.consumers):
                 name = f"sub-{index}" if plan.subscription_type == "exclusive" else "workload"
-                consumer = self.client.subscribe(
+                consumer = self.consumer_client.subscribe(
                     topic,
                     name,
                     consumer_type=sub_type,

@@ -10,9 +10,10 @@ Register it from a plugin or a conftest.py::
 A file that is not valid is a collection error that lists every problem as ``file:line: key.path: message``
 (no traceback), so nothing of the session runs. Each test is a :class:`ScenarioItem`: a ``pytest.Function`` whose
 fixtures are those of :data:`SCENARIO_FIXTURES` (``pulsar_ha``) plus the autouse ones, set up and torn down as for
-any test (``usefixtures`` marks work too). Its ``runtest`` hands the item and its :class:`ScenarioCase` to the
-runner (:func:`get_runner`); the runner reads the environment as ``item.pulsar_ha`` and may request any other
-fixture with ``item.getfixturevalue(name)``. A :class:`ScenarioFailed` it raises is reported as its plain message.
+any test, whatever their scope (the file is the module scope). Its ``runtest`` hands the item and its
+:class:`ScenarioCase` to the runner (:func:`get_runner`); the runner reads the environment as ``item.pulsar_ha``
+and may request any other fixture with ``item.getfixturevalue(name)``. A :class:`ScenarioFailed` it raises is
+reported as its plain message.
 """
 
 from __future__ import annotations
@@ -141,6 +142,8 @@ class ScenarioItem(pytest.Function):
     @property
     def pulsar_ha(self) -> PulsarHaEnvironment:
         """The session's environment (the ``pulsar_ha`` fixture), set up before :meth:`runtest`."""
+        if not self.funcargs or "pulsar_ha" not in self.funcargs:
+            raise RuntimeError(f"{self.nodeid}: the pulsar_ha fixture is set up only while the scenario runs")
         return cast("PulsarHaEnvironment", self.funcargs["pulsar_ha"])
 
     def getfixturevalue(self, name: str) -> Any:

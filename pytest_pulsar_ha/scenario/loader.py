@@ -356,7 +356,10 @@ def _plain(kind: str, ctx: dict[str, Any], found: str, error: ErrorDetails) -> s
         return f"expected a number {words} {bound}, found {shown}"
     if kind in ("value_error", "assertion_error"):
         return str(ctx.get("error", error["msg"]))
-    return f"{error['msg']}, found {found}"
+    message = error["msg"]
+    if message.startswith("Input should be "):  # an error type not translated above: phrase it like the others
+        message = "expected " + message[len("Input should be ") :]
+    return f"{message}, found {found}"
 
 
 # -- the file ------------------------------------------------------------------------------------------------

@@ -283,6 +283,9 @@ class Workload(_Model):
     """Replicate the subscription's position across clusters, so consumers resume after a switch."""
     send_timeout: Duration = Duration("30s")
     """The producers' send timeout (0s: wait forever)."""
+    consume_from: ClusterName | None = None
+    """Consumers connect straight to this cluster instead of going through the provider (e.g. to read what
+    geo-replication delivered to a backup)."""
 
     @model_validator(mode="after")
     def _check(self) -> Workload:
@@ -420,7 +423,7 @@ class ReplicationCutFault(_Fault):
     @model_validator(mode="after")
     def _check(self) -> ReplicationCutFault:
         if self.from_ == self.to:
-            _raise_problems([(("to",), f"expected a cluster other than 'from', found {self.to!r} twice")])
+            _raise_problems([(("to",), f"expected a cluster other than from ({self.from_!r}), found {self.to!r}")])
         return self
 
 
@@ -623,6 +626,8 @@ class Scenario(_Model):
             yield ("provider", "primary"), provider.primary
         for index, name in enumerate(getattr(provider, "secondaries", ())):
             yield ("provider", "secondaries", index), name
+        if self.workload.consume_from is not None:
+            yield ("workload", "consume_from"), self.workload.consume_from
         for index, fault in enumerate(self.faults):
             for loc, name in fault.cluster_refs():
                 yield ("faults", index, *loc), name
