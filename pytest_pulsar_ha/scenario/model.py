@@ -272,7 +272,7 @@ class Workload(_Model):
     """Consumers per topic, all on one subscription."""
     subscription_type: Literal["exclusive", "shared", "failover", "key_shared"] = "exclusive"
     keys: Count = 0
-    """Number of distinct message keys, used in turn (0: messages without keys)."""
+    """Number of distinct message keys; each message takes one at random from the seed (0: no keys)."""
     rate: Rate = Rate("10/s")
     """Messages per second, per producer."""
     message_size: Size = Size("100B")
