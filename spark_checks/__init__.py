@@ -1,0 +1,76 @@
+"""Checker of pytest-pulsar-ha histories: PySpark jobs that read a scenario's history and return a verdict.
+
+::
+
+    from spark_checks import check_history, spark_session
+
+    with spark_session() as spark:                 # local[*], or $PULSAR_HA_SPARK_MASTER
+        report = check_history(spark, "history.jsonl", max_duplicates=0, gap_threshold_s=1.0)
+    print(report.describe())
+    assert report.ok
+
+or ``python -m spark_checks history.parquet``. The history format is in ``docs/history-format.md``.
+Importing this package does not import pyspark: the names below are loaded on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from .verdict import Report, Verdict
+
+if TYPE_CHECKING:
+    from .checks import (
+        check_accounting,
+        check_availability,
+        check_duplicates,
+        check_history,
+        check_lost,
+        check_ordering,
+    )
+    from .load import History, HistoryInputError, load_history
+    from .session import build_spark_session, spark_session
+
+_LAZY = {
+    "check_accounting": "checks",
+    "check_availability": "checks",
+    "check_duplicates": "checks",
+    "check_history": "checks",
+    "check_lost": "checks",
+    "check_ordering": "checks",
+    "History": "load",
+    "HistoryInputError": "load",
+    "load_history": "load",
+    "build_spark_session": "session",
+    "spark_session": "session",
+}
+
+__all__ = [
+    "History",
+    "HistoryInputError",
+    "Report",
+    "Verdict",
+    "build_spark_session",
+    "check_accounting",
+    "check_availability",
+    "check_duplicates",
+    "check_history",
+    "check_lost",
+    "check_ordering",
+    "load_history",
+    "spark_session",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

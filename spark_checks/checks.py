@@ -1,0 +1,573 @@
+"""The checks: Spark jobs over a history that return a :class:`~spark_checks.verdict.Verdict` each.
+
+Everything here is DataFrame built-ins (aggregations, joins, window functions, ``percentile_approx``): no Python
+UDF, nothing collected to the driver but figures and a few example rows, so the same job serves a 10k-message CI
+scenario on ``local[2]`` and a 100M-message soak on a cluster. Windows over one producer's whole stream (or the
+whole ack timeline) would put it in a single task; the ordering and availability checks therefore work in time
+buckets: figures per bucket first (small), then windows inside each bucket only.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from .load import ORDER_COLUMNS, History, as_history, load_history
+from .verdict import Figure, Report, Verdict
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, Row, SparkSession
+
+DEFAULT_EXAMPLES = 5
+ORDER_SCOPES = ("producer", "key")
+NS_PER_S = 1_000_000_000
+LAG_PERCENTILES = (0.5, 0.9, 0.99)
+
+Subscriptions = Sequence[str] | Mapping[str | None, Sequence[str]]
+"""Names (each expected on every topic that has acknowledged messages), or topic -> names."""
+
+
+def _f() -> Any:
+    from pyspark.sql import functions
+
+    return functions
+
+
+def _dicts(rows: Iterable[Row]) -> list[dict[str, Any]]:
+    return [row.asDict(recursive=True) for row in rows]
+
+
+def _int(value: Any) -> int:
+    return int(value) if value is not None else 0
+
+
+def _label(value: str | None) -> str:
+    return "none" if value is None else value
+
+
+# ---------------------------------------------------------------------------------------------------- lost
+
+
+def check_lost(
+    history: History | DataFrame, *, subscriptions: Subscriptions | None = None, examples: int = DEFAULT_EXAMPLES
+) -> Verdict:
+    """Acknowledged messages that a subscription which must see every message never received.
+
+    A message is acknowledged when it has an ``ack`` event (by any cluster); it is received on a subscription when
+    a ``receive`` event with the same (producer, seq) names that subscription. ``subscriptions`` lists the
+    subscriptions that must see every message: names (expected on every topic with acknowledged messages) or a
+    mapping topic -> names; by default every subscription that has receive events for the topic. Counts:
+    ``lost`` and, per subscription, ``lost[s]`` and ``expected[s]``.
+    """
+    F = _f()
+    h = as_history(history)
+    acks = h.acks.select("producer", "seq", "topic", "key", "ack_cluster", "ack_ts_ns")
+    # one pass: acknowledged messages per topic, acknowledged messages received per (topic, subscription), and
+    # the (topic, subscription) pairs seen at all; lost = acknowledged - received, per expected pair
+    matched = h.receipts.select("subscription", "producer", "seq").join(acks, ["producer", "seq"])
+    count = F.expr("count(1) AS n")
+    figures = (
+        acks.groupBy("topic")
+        .agg(count)
+        .selectExpr("'acked' AS what", "topic", "CAST(NULL AS STRING) AS subscription", "n")
+        .unionByName(matched.groupBy("topic", "subscription").agg(count).selectExpr("'received' AS what", "*"))
+        .unionByName(h.receipts.groupBy("topic", "subscription").agg(count).selectExpr("'seen' AS what", "*"))
+        .collect()
+    )
+    acked_per_topic = {row["topic"]: _int(row["n"]) for row in figures if row["what"] == "acked"}
+    received = {(row["topic"], row["subscription"]): _int(row["n"]) for row in figures if row["what"] == "received"}
+    pairs: list[tuple[str | None, str]]
+    if subscriptions is None:
+        pairs = sorted({(row["topic"], row["subscription"]) for row in figures if row["what"] == "seen"}, key=str)
+        chosen = "every subscription that received messages of the topic"
+    elif isinstance(subscriptions, Mapping):
+        pairs = [(topic, name) for topic, names in subscriptions.items() for name in names]
+        chosen = ", ".join(f"{name} on {topic}" for topic, name in pairs) or "none"
+    else:
+        names = [subscriptions] if isinstance(subscriptions, str) else list(subscriptions)
+        pairs = [(topic, name) for topic in sorted(acked_per_topic, key=str) for name in names]
+        chosen = ", ".join(names) or "none"
+    expected: dict[str, int] = {}
+    lost_by: dict[str, int] = {}
+    failing: list[tuple[str | None, str]] = []
+    for topic, name in pairs:
+        acknowledged = acked_per_topic.get(topic, 0)
+        missing = acknowledged - received.get((topic, name), 0)
+        expected[name] = expected.get(name, 0) + acknowledged
+        lost_by[name] = lost_by.get(name, 0) + missing
+        if missing:
+            failing.append((topic, name))
+    lost = sum(lost_by.values())
+    counts: dict[str, Figure] = {"subscriptions": len(expected), "lost": lost}
+    checked_topics = {topic for topic, _ in pairs}
+    unchecked = sum(n for topic, n in acked_per_topic.items() if topic not in checked_topics)
+    if unchecked and pairs:
+        counts["acknowledged_unchecked"] = unchecked  # acknowledged on a topic no expected subscription is on
+    counts.update({f"lost[{name}]": lost_by[name] for name in sorted(expected)})
+    counts.update({f"expected[{name}]": expected[name] for name in sorted(expected)})
+    ok = lost == 0
+    summary = f"acknowledged messages never received; subscriptions: {chosen}"
+    if not pairs and subscriptions is None:
+        acknowledged = sum(acked_per_topic.values())
+        counts["acknowledged"] = acknowledged
+        if acknowledged:
+            ok = False
+            summary = (
+                f"{acknowledged} messages were acknowledged but no subscription received any message "
+                "(pass subscriptions=[] if the scenario has no consumer)"
+            )
+    rows_out: list[dict[str, Any]] = []
+    if failing and examples > 0:
+        # the few failing (topic, subscription) pairs only: acknowledged there, never received there
+        spark = h.spark
+        wanted = spark.createDataFrame(failing, "topic string, subscription string")
+        a, w = acks.alias("a"), F.broadcast(wanted.alias("w"))
+        candidates = a.join(w, F.col("a.topic").eqNullSafe(F.col("w.topic"))).select("a.*", "w.subscription")
+        rows_out = _dicts(
+            candidates.join(
+                h.receipts.select("subscription", "producer", "seq"), ["subscription", "producer", "seq"], "left_anti"
+            )
+            .select("subscription", "producer", "seq", "key", "ack_cluster", "ack_ts_ns", "topic")
+            .orderBy("ack_ts_ns", "producer", "seq", "subscription")
+            .limit(examples)
+            .collect()
+        )
+    return Verdict("lost", ok, counts, rows_out, summary)
+
+
+# ---------------------------------------------------------------------------------------------------- duplicates
+
+
+def check_duplicates(
+    history: History | DataFrame, *, max_duplicates: int = 0, examples: int = DEFAULT_EXAMPLES
+) -> Verdict:
+    """Messages received more than once on the same subscription (same producer and seq).
+
+    ``duplicates`` counts the extra deliveries (a message delivered 3 times adds 2); ok when it is at most
+    ``max_duplicates`` over the whole history. Redelivery after a consumer restart lands here, never in ordering.
+    """
+    F = _f()
+    h = as_history(history)
+    per_subscription = (
+        h.receipts.groupBy("subscription")
+        .agg(
+            F.expr("sum(deliveries - 1) AS duplicates"),
+            F.expr("count_if(deliveries > 1) AS duplicated_messages"),
+            F.expr("count(1) AS messages"),
+        )
+        .orderBy("subscription")
+        .collect()
+    )
+    duplicates = sum(_int(row["duplicates"]) for row in per_subscription)
+    counts: dict[str, Figure] = {
+        "duplicates": duplicates,
+        "duplicated_messages": sum(_int(row["duplicated_messages"]) for row in per_subscription),
+        "messages_received": sum(_int(row["messages"]) for row in per_subscription),
+        "max_duplicates": max_duplicates,
+    }
+    for row in per_subscription:
+        counts[f"duplicates[{row['subscription']}]"] = _int(row["duplicates"])
+    rows_out: list[dict[str, Any]] = []
+    if duplicates and examples > 0:
+        rows_out = _dicts(
+            h.receipts.where("deliveries > 1")
+            .orderBy(*ORDER_COLUMNS)
+            .selectExpr(
+                "subscription",
+                "producer",
+                "seq",
+                "key",
+                "deliveries",
+                "cluster AS first_cluster",
+                "ts_ns AS first_ts_ns",
+                "last_cluster",
+                "last_ts_ns",
+            )
+            .limit(examples)
+            .collect()
+        )
+    summary = f"same (producer, seq) received more than once on a subscription; allowed: {max_duplicates}"
+    return Verdict("duplicates", duplicates <= max_duplicates, counts, rows_out, summary)
+
+
+# ---------------------------------------------------------------------------------------------------- ordering
+
+
+def check_ordering(
+    history: History | DataFrame,
+    *,
+    scopes: Sequence[str] = ORDER_SCOPES,
+    examples: int = DEFAULT_EXAMPLES,
+    bucket_s: float = 1.0,
+) -> Verdict:
+    """Messages received after a higher seq of the same producer, among messages acknowledged by the same cluster.
+
+    Only the first receipt of each (subscription, producer, seq) counts, in receive order (``ts_ns``, then file
+    order), so a redelivery after a consumer restart is a duplicate, not a reorder. Groups (``scopes``):
+    ``producer`` = (subscription, producer); ``key`` = (subscription, key, producer), for messages with a key
+    (seq only orders messages of one producer). Use ``scopes=("key",)`` for Key_Shared subscriptions, where
+    only per-key order is promised. A message is a *reorder* when a message with a higher seq, acknowledged by the
+    same cluster, was received before it in its group; when every such earlier message was acknowledged by another
+    cluster it is an *allowed cross-cluster interleaving* (a message published to the backup during an outage may
+    arrive before the primary's not yet replicated ones). Messages without an ack form their own class.
+
+    ``bucket_s`` only sizes the work units (the running maximum is computed per bucket of receive time, then
+    carried across buckets): the result does not depend on it.
+    """
+    F = _f()
+    unknown = [scope for scope in scopes if scope not in ORDER_SCOPES]
+    if unknown or not scopes:
+        raise ValueError(f"unknown ordering scope(s) {unknown or scopes}; valid: {', '.join(ORDER_SCOPES)}")
+    if bucket_s <= 0:
+        raise ValueError("bucket_s must be positive")
+    h = as_history(history)
+    bucket_ns = max(1, int(bucket_s * NS_PER_S))
+    # (expressions are SQL text: one call into the JVM each, which matters for the many small CI histories)
+    first = h.receipts.join(h.acks.select("producer", "seq", "ack_cluster"), ["producer", "seq"], "left").selectExpr(
+        "subscription",
+        "producer",
+        "seq",
+        "key",
+        "ts_ns",
+        "_file",
+        "_row",
+        "cluster AS received_from",
+        "ack_cluster",
+        "coalesce(ack_cluster, '') AS cls",  # messages without an ack form their own class
+        f"ts_ns div {bucket_ns} AS bucket",
+    )
+    parts = []
+    if "producer" in scopes:
+        parts.append(first.selectExpr("'producer' AS scope", "'' AS gkey", "*"))
+    if "key" in scopes:
+        parts.append(first.where("key IS NOT NULL").selectExpr("'key' AS scope", "key AS gkey", "*"))
+    rows = parts[0] if len(parts) == 1 else parts[0].unionByName(parts[1])
+    group = ["scope", "subscription", "producer", "gkey"]
+    by = ", ".join(group)
+    before = "ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING"
+
+    # 1. per bucket: the highest seq per class; carried = the highest of all earlier buckets (same class / any)
+    per_class = rows.groupBy(*group, "bucket", "cls").agg(F.expr("max(seq) AS top"))
+    carried_same = per_class.selectExpr(
+        *group, "bucket", "cls", f"max(top) OVER (PARTITION BY {by}, cls ORDER BY bucket {before}) AS carry"
+    )
+    carried_any = (
+        per_class.groupBy(*group, "bucket")
+        .agg(F.expr("max(top) AS top"))
+        .selectExpr(*group, "bucket", f"max(top) OVER (PARTITION BY {by} ORDER BY bucket {before}) AS carry_any")
+    )
+    # 2. inside each bucket: the running maximum in receive order, started from the carried one
+    order = "ORDER BY ts_ns, _file, _row"
+    rows = (
+        rows.join(carried_same, [*group, "bucket", "cls"], "left")
+        .join(carried_any, [*group, "bucket"], "left")
+        .selectExpr(
+            "*",
+            f"greatest(carry, max(seq) OVER (PARTITION BY {by}, bucket, cls {order} {before})) AS max_seq_before",
+            f"greatest(carry_any, max(seq) OVER (PARTITION BY {by}, bucket {order} {before})) AS max_seq_before_any",
+        )
+    )
+    flagged = rows.where("seq < max_seq_before OR seq < max_seq_before_any").selectExpr(
+        "scope",
+        "subscription",
+        "producer",
+        "key",
+        "seq",
+        "ack_cluster",
+        "received_from",
+        "ts_ns",
+        "_file",
+        "_row",
+        "max_seq_before",
+        "max_seq_before_any",
+        "CASE WHEN seq < max_seq_before THEN 'reorder' ELSE 'allowed' END AS kind",
+    )
+    if h.cache:
+        flagged = flagged.persist()
+    try:
+        figures = {
+            (row["scope"], row["kind"]): _int(row["n"])
+            for row in flagged.groupBy("scope", "kind").agg(F.expr("count(1) AS n")).collect()
+        }
+        reorders = sum(n for (_, kind), n in figures.items() if kind == "reorder")
+        allowed_count = sum(n for (_, kind), n in figures.items() if kind == "allowed")
+        counts: dict[str, Figure] = {"reorders": reorders, "allowed_cross_cluster_interleavings": allowed_count}
+        for scope in scopes:
+            counts[f"reorders[{scope}]"] = figures.get((scope, "reorder"), 0)
+        for scope in scopes:
+            counts[f"allowed_cross_cluster_interleavings[{scope}]"] = figures.get((scope, "allowed"), 0)
+        rows_out: list[dict[str, Any]] = []
+        if (reorders or allowed_count) and examples > 0:
+            rows_out = _dicts(
+                flagged.orderBy(F.col("kind").desc(), *ORDER_COLUMNS, "scope")
+                .drop("_file", "_row")
+                .limit(examples)
+                .collect()
+            )
+    finally:
+        if h.cache:
+            flagged.unpersist()
+    summary = f"first receipts out of seq order among messages acked by the same cluster; scopes: {', '.join(scopes)}"
+    return Verdict("ordering", reorders == 0, counts, rows_out, summary)
+
+
+# ---------------------------------------------------------------------------------------------------- accounting
+
+
+def check_accounting(history: History | DataFrame, *, examples: int = DEFAULT_EXAMPLES) -> Verdict:
+    """Figures per cluster: sent, acknowledged, received, replicated, and the replication lag.
+
+    ``sent[c]``: send events of messages whose (first) ack came from ``c`` (``sent[none]``: never acknowledged);
+    ``acknowledged[c]``: messages first acknowledged by ``c``; ``received[c]``: receive events delivered by ``c``
+    (duplicates included); ``replicated[c]``: those of them for messages acknowledged by another cluster.
+    Replication lag = first receipt on a cluster other than the acking one (per subscription and message) minus
+    the ack time: ``replication_lag_p50_ns``/p90/p99 (``percentile_approx``) and max, overall and per route
+    ``[a->b]``. Fails only when a message was received that was never sent nor acknowledged (``received_unknown``).
+    """
+    F = _f()
+    h = as_history(history)
+    acks = h.acks.select("producer", "seq", "ack_cluster", "ack_ts_ns")
+    count = F.expr("count(1) AS value")
+    sent = (
+        h.sends.join(acks, ["producer", "seq"], "left")
+        .groupBy("ack_cluster")
+        .agg(count)
+        .selectExpr("'sent' AS metric", "ack_cluster AS cluster", "value")
+    )
+    acknowledged = (
+        acks.groupBy("ack_cluster").agg(count).selectExpr("'acknowledged' AS metric", "ack_cluster AS cluster", "value")
+    )
+    receives = h.receives.select("subscription", "producer", "seq", "cluster", "ts_ns").join(
+        acks, ["producer", "seq"], "left"
+    )
+    elsewhere = "ack_cluster IS NOT NULL AND cluster != ack_cluster"
+    received = (
+        receives.groupBy("cluster")
+        .agg(
+            F.expr("count(1) AS received"),
+            F.expr(f"count_if({elsewhere}) AS replicated"),
+            F.expr("count_if(ack_cluster IS NULL) AS received_unacked"),
+        )
+        .selectExpr(
+            "stack(3, 'received', received, 'replicated', replicated, 'received_unacked', received_unacked)"
+            " AS (metric, value)",
+            "cluster",
+        )
+    )
+    message_ids = h.sends.select("producer", "seq").unionByName(acks.select("producer", "seq"))
+    unknown = (
+        h.receipts.join(message_ids, ["producer", "seq"], "left_anti")
+        .groupBy("cluster")
+        .agg(count)
+        .selectExpr("'received_unknown' AS metric", "cluster", "value")
+    )
+    # replication lag: first receipt of each message per subscription on each non-acking cluster
+    lag_names = [f"replication_lag_p{round(fraction * 100)}_ns" for fraction in LAG_PERCENTILES]
+    percentiles = ", ".join(str(fraction) for fraction in LAG_PERCENTILES)
+    lag_pairs = ", ".join(f"'{name}', CAST(p[{index}] AS BIGINT)" for index, name in enumerate(lag_names))
+    lag_metrics = (
+        receives.where(elsewhere)
+        .groupBy("subscription", "producer", "seq", "cluster", "ack_cluster")
+        .agg(F.expr("min(ts_ns - ack_ts_ns) AS lag"))
+        .rollup("ack_cluster", "cluster")
+        .agg(
+            F.expr(f"percentile_approx(lag, array({percentiles}), 10000) AS p"),
+            F.expr("max(lag) AS max"),
+            F.expr("count(1) AS n"),
+        )
+        .where("(ack_cluster IS NULL) = (cluster IS NULL) AND n > 0")  # overall and per route, no subtotals
+        .selectExpr(
+            f"stack({len(lag_names) + 2}, 'replication_lag_samples', n, {lag_pairs}, 'replication_lag_max_ns', max)"
+            " AS (metric, value)",
+            "CASE WHEN ack_cluster IS NOT NULL THEN concat(ack_cluster, '->', cluster) END AS cluster",
+        )
+    )
+    figures: dict[tuple[str, str | None], int] = {}
+    lag_figures: dict[tuple[str, str | None], int] = {}
+    everything = sent.unionByName(acknowledged).unionByName(received).unionByName(unknown).unionByName(lag_metrics)
+    for row in everything.collect():  # one job for every figure
+        target = lag_figures if row["metric"].startswith("replication_lag") else figures
+        target[(row["metric"], row["cluster"])] = _int(row["value"])
+    clusters = sorted({cluster for _, cluster in figures if cluster is not None})
+    metrics = ("sent", "acknowledged", "received", "replicated", "received_unacked", "received_unknown")
+    totals = {metric: sum(v for (m, _), v in figures.items() if m == metric) for metric in metrics}
+    counts: dict[str, Figure] = {
+        "clusters": len(clusters),
+        **totals,
+        "send_errors": h.stats.get("send_error") or 0,
+    }
+    for metric in metrics[:4]:
+        with_none = metric == "sent" or (metric, None) in figures
+        for cluster in [*clusters, None] if with_none else clusters:
+            counts[f"{metric}[{_label(cluster)}]"] = figures.get((metric, cluster), 0)
+    routes = sorted({route for _, route in lag_figures}, key=lambda route: (route is not None, route or ""))
+    for route in routes:
+        suffix = "" if route is None else f"[{route}]"
+        for name in ("replication_lag_samples", *lag_names, "replication_lag_max_ns"):
+            counts[name + suffix] = lag_figures.get((name, route), 0)
+    rows_out: list[dict[str, Any]] = []
+    if totals["received_unknown"] and examples > 0:
+        rows_out = _dicts(
+            h.receipts.join(message_ids, ["producer", "seq"], "left_anti")
+            .orderBy(*ORDER_COLUMNS)
+            .select("subscription", "producer", "seq", "key", "cluster", "ts_ns")
+            .limit(examples)
+            .collect()
+        )
+    summary = "per-cluster sent/acknowledged/received/replicated and replication lag; fails on unknown messages"
+    return Verdict("accounting", totals["received_unknown"] == 0, counts, rows_out, summary)
+
+
+# ---------------------------------------------------------------------------------------------------- availability
+
+
+def check_availability(
+    history: History | DataFrame,
+    *,
+    gap_threshold_s: float = 1.0,
+    per_producer: bool = False,
+    examples: int = DEFAULT_EXAMPLES,
+) -> Verdict:
+    """Windows in which no send was acknowledged, longer than ``gap_threshold_s``.
+
+    The timeline of a group (the whole history; with ``per_producer`` also each producer) is its ack times,
+    bounded by its first send and its last send or send error: a run that ends while sends fail ends with a
+    window. Windows are found per bucket of ``gap_threshold_s`` (a longer gap always crosses buckets), so no task
+    ever holds the whole timeline. Examples are the longest windows (start, end, duration); counts: ``gaps``,
+    ``longest_gap_ns``, ``total_gap_ns``, ``sends``, ``acknowledged_sends``, ``share_acknowledged``.
+    """
+    F = _f()
+    if gap_threshold_s <= 0:
+        raise ValueError("gap_threshold_s must be positive")
+    h = as_history(history)
+    spark = h.spark
+    threshold = max(1, int(gap_threshold_s * NS_PER_S))
+    signals = h.of_type("send", "send_error", "ack").select("type", "ts_ns", "producer")
+    groups = signals.selectExpr("type", "ts_ns", "CAST(NULL AS STRING) AS group")
+    stats = h.stats
+    bounds: list[dict[str, Any]] = [
+        {
+            "group": None,
+            "first_send": stats.get("first_send_ts_ns"),
+            "last_attempt": stats.get("last_attempt_ts_ns"),
+            "first_ack": stats.get("first_ack_ts_ns"),
+            "last_ack": stats.get("last_ack_ts_ns"),
+        }
+    ]
+    if per_producer:
+        producer_signals = signals.selectExpr("type", "ts_ns", "producer AS group")
+        groups = groups.unionByName(producer_signals)
+        bounds += _dicts(
+            producer_signals.groupBy("group")
+            .agg(
+                F.expr("min(CASE WHEN type = 'send' THEN ts_ns END) AS first_send"),
+                F.expr("max(CASE WHEN type IN ('send', 'send_error') THEN ts_ns END) AS last_attempt"),
+                F.expr("min(CASE WHEN type = 'ack' THEN ts_ns END) AS first_ack"),
+                F.expr("max(CASE WHEN type = 'ack' THEN ts_ns END) AS last_ack"),
+            )
+            .collect()
+        )
+    # the timeline = acks, plus the first send before the first ack and the last attempt after the last ack
+    edges = []
+    for row in bounds:
+        first_send, last_attempt, first_ack, last_ack = (
+            row["first_send"],
+            row["last_attempt"],
+            row["first_ack"],
+            row["last_ack"],
+        )
+        if first_send is not None and (first_ack is None or first_send < first_ack):
+            edges.append((row["group"], int(first_send)))
+        if last_attempt is not None and (last_ack is None or last_attempt > last_ack):
+            edges.append((row["group"], int(last_attempt)))
+    points = groups.where("type = 'ack'").select("group", "ts_ns")
+    if edges:
+        points = points.unionByName(spark.createDataFrame(edges, "group string, ts_ns long"))
+    # within a bucket of the threshold's width no gap can exceed it: only consecutive buckets are compared
+    gaps = (
+        points.groupBy("group", F.expr(f"ts_ns div {threshold} AS bucket"))
+        .agg(F.expr("min(ts_ns) AS first"), F.expr("max(ts_ns) AS last"))
+        .selectExpr(
+            "group",
+            "last AS start_ts_ns",
+            "lead(first) OVER (PARTITION BY group ORDER BY bucket) AS end_ts_ns",
+        )
+        .selectExpr("*", "end_ts_ns - start_ts_ns AS duration_ns")
+        .where(f"duration_ns > {threshold}")
+        .orderBy(F.col("duration_ns").desc(), "start_ts_ns", "group")
+        .collect()
+    )
+    share_row = (
+        h.sends.join(h.acks.selectExpr("producer", "seq", "1 AS acked"), ["producer", "seq"], "left")
+        .agg(F.expr("count(1) AS sends"), F.expr("count(acked) AS acked"))
+        .collect()[0]
+    )
+    sends, acked = _int(share_row["sends"]), _int(share_row["acked"])
+    overall = [row for row in gaps if row["group"] is None]
+    by_producer = [row for row in gaps if row["group"] is not None]
+    counts: dict[str, Figure] = {
+        "gaps": len(overall),
+        "longest_gap_ns": overall[0]["duration_ns"] if overall else 0,
+        "total_gap_ns": sum(row["duration_ns"] for row in overall),
+        "gap_threshold_ns": threshold,
+        "sends": sends,
+        "acknowledged_sends": acked,
+        "share_acknowledged": acked / sends if sends else None,
+    }
+    if per_producer:
+        counts["producer_gaps"] = len(by_producer)
+        counts["longest_producer_gap_ns"] = by_producer[0]["duration_ns"] if by_producer else 0
+    windows = [
+        {
+            **({"producer": row["group"]} if row["group"] is not None else {}),
+            "start_ts_ns": row["start_ts_ns"],
+            "end_ts_ns": row["end_ts_ns"],
+            "duration_ns": row["duration_ns"],
+        }
+        for row in (overall[:examples] + by_producer[: max(0, examples - len(overall[:examples]))])
+    ]
+    ok = not overall and not by_producer
+    summary = f"windows without any acknowledged send longer than {gap_threshold_s:g} s" + (
+        " (overall and per producer)" if per_producer else ""
+    )
+    return Verdict("availability", ok, counts, windows, summary)
+
+
+# ---------------------------------------------------------------------------------------------------- all
+
+
+def check_history(
+    spark: SparkSession,
+    path_or_dataframe: str | os.PathLike[str] | DataFrame | History,
+    *,
+    subscriptions: Subscriptions | None = None,
+    max_duplicates: int = 0,
+    gap_threshold_s: float = 1.0,
+    examples: int = DEFAULT_EXAMPLES,
+    order_scopes: Sequence[str] = ORDER_SCOPES,
+    per_producer_gaps: bool = False,
+    cache: bool = True,
+) -> Report:
+    """Run every check on one history and return the report (``report.ok``, ``report.describe()``).
+
+    ``path_or_dataframe``: a ``.jsonl`` or ``.parquet`` file, a directory of them, a DataFrame with the history
+    columns, or a loaded :class:`History`. A bad input raises :class:`~spark_checks.load.HistoryInputError`.
+    With ``cache`` the events and shared frames are persisted while the checks run, then released.
+    """
+    began = time.monotonic()
+    owned = not isinstance(path_or_dataframe, History)
+    h = load_history(spark, path_or_dataframe, cache=cache)
+    try:
+        verdicts = (
+            check_lost(h, subscriptions=subscriptions, examples=examples),
+            check_duplicates(h, max_duplicates=max_duplicates, examples=examples),
+            check_ordering(h, scopes=order_scopes, examples=examples),
+            check_accounting(h, examples=examples),
+            check_availability(h, gap_threshold_s=gap_threshold_s, per_producer=per_producer_gaps, examples=examples),
+        )
+    finally:
+        if owned:
+            h.close()
+    return Report(h.label, verdicts, events=h.stats.get("events"), seconds=time.monotonic() - began)

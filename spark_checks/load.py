@@ -1,0 +1,332 @@
+"""Reading a history into Spark, checking it is one, and the derived frames every check shares.
+
+A :class:`History` wraps the event DataFrame (with the order columns ``_file`` and ``_row`` added at read time,
+so that events with the same ``ts_ns`` keep their file order) and builds, on first use, the frames several
+checks need: the first acknowledgement of each message and the receipts of each message on each subscription.
+With ``cache=True`` these frames are persisted (memory, then disk) until :meth:`History.close`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pytest_pulsar_ha.history import (
+    ACK,
+    COLUMN_TYPES,
+    EVENT_COLUMNS,
+    EVENT_TYPES,
+    MESSAGE_EVENT_TYPES,
+    RECEIVE,
+    REQUIRED_COLUMNS,
+    SEND,
+    SEND_ERROR,
+)
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql.types import StructType
+
+CORRUPT = "_corrupt_record"
+ORDER_COLUMNS = ("ts_ns", "_file", "_row")
+"""Receive order: time, then file, then position in the file (ties broken by file order)."""
+
+JSON_SUFFIXES = (".jsonl", ".json", ".ndjson")
+PARQUET_SUFFIXES = (".parquet", ".pq")
+
+
+class HistoryInputError(ValueError):
+    """The input is not a usable history (missing file, missing column, wrong type, malformed lines ...)."""
+
+
+def event_schema(*, corrupt_column: bool = False) -> StructType:
+    """The Spark schema of a history (plus the corrupt-record column used when reading JSON Lines)."""
+    from pyspark.sql.types import LongType, StringType, StructField, StructType
+
+    kinds = {"int64": LongType(), "string": StringType()}
+    fields = [StructField(name, kinds[kind], nullable) for name, (kind, nullable) in COLUMN_TYPES.items()]
+    if corrupt_column:
+        fields.append(StructField(CORRUPT, StringType(), True))
+    return StructType(fields)
+
+
+def _format_of(path: str) -> str:
+    """``json`` or ``parquet`` for a path (a file, or a directory holding such files)."""
+    lowered = path.lower().rstrip("/")
+    if lowered.endswith(JSON_SUFFIXES):
+        return "json"
+    if lowered.endswith(PARQUET_SUFFIXES):
+        return "parquet"
+    if "://" in path and not path.startswith("file:"):
+        return "parquet"  # a remote directory (hdfs://, s3a:// ...): Parquet is the format of large runs
+    local = Path(path.removeprefix("file:"))
+    if local.is_dir():
+        names = [entry.name.lower() for entry in local.iterdir() if not entry.name.startswith((".", "_"))]
+        if any(name.endswith(PARQUET_SUFFIXES) for name in names):
+            return "parquet"
+        if any(name.endswith(JSON_SUFFIXES) for name in names):
+            return "json"
+        raise HistoryInputError(f"history directory {path} holds no .parquet nor .jsonl file")
+    raise HistoryInputError(f"cannot tell the format of {path}: expected a .jsonl or .parquet file, or a directory")
+
+
+def _check_exists(path: str) -> None:
+    if "://" in path and not path.startswith("file:"):
+        return
+    if not Path(path.removeprefix("file:")).exists():
+        raise HistoryInputError(f"no such history file or directory: {path}")
+
+
+def check_source(path: str | os.PathLike[str]) -> str:
+    """What can be checked without Spark: the path exists (if local) and its format is known; returns the format."""
+    text = os.fspath(path)
+    _check_exists(text)
+    return _format_of(text)
+
+
+def _conform(frame: DataFrame, origin: str) -> DataFrame:
+    """Check a frame has every history column with a usable type; cast integers to int64, drop other columns."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import IntegralType, StringType
+
+    types = {field.name: field.dataType for field in frame.schema.fields}
+    missing = [name for name in EVENT_COLUMNS if name not in types]
+    if missing:
+        raise HistoryInputError(
+            f"{origin}: missing column(s) {', '.join(missing)} (a history has the columns {', '.join(EVENT_COLUMNS)})"
+        )
+    columns = []
+    for name, (kind, _) in COLUMN_TYPES.items():
+        actual = types[name]
+        expected_ok = isinstance(actual, IntegralType) if kind == "int64" else isinstance(actual, StringType)
+        if not expected_ok:
+            raise HistoryInputError(
+                f"{origin}: column {name} has type {actual.simpleString()}, expected {kind}"
+                + (" (an integer type)" if kind == "int64" else "")
+            )
+        columns.append(F.col(name).cast("long").alias(name) if kind == "int64" else F.col(name))
+    return frame.select(*columns)
+
+
+def read_events(spark: SparkSession, source: str | os.PathLike[str] | DataFrame) -> tuple[DataFrame, bool, str]:
+    """The raw events of a path or DataFrame with ``_file``/``_row`` added: (frame, has corrupt column, label)."""
+    from pyspark.sql import DataFrame
+    from pyspark.sql import functions as F
+
+    if isinstance(source, DataFrame):
+        frame = _conform(source, "DataFrame")
+        frame = frame.select("*", F.lit("").alias("_file"), F.monotonically_increasing_id().alias("_row"))
+        return frame, False, "<DataFrame>"
+    path = os.fspath(source)
+    _check_exists(path)
+    kind = _format_of(path)
+    file_order = [F.col("_metadata.file_path").alias("_file"), F.monotonically_increasing_id().alias("_row")]
+    if kind == "json":
+        reader = spark.read.schema(event_schema(corrupt_column=True)).option("mode", "PERMISSIVE")
+        frame = reader.option("columnNameOfCorruptRecord", CORRUPT).json(path)
+        return frame.select(*EVENT_COLUMNS, CORRUPT, *file_order), True, path
+    try:
+        frame = spark.read.parquet(path)
+    except Exception as exc:  # AnalysisException & co: unreadable or empty directory, not Parquet ...
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise HistoryInputError(f"{path}: cannot read as Parquet: {first}") from None
+    frame = _conform(frame, path)
+    return frame.select(*EVENT_COLUMNS, *file_order), False, path
+
+
+def _validate(frame: DataFrame, has_corrupt: bool, label: str) -> dict[str, int | None]:
+    """One pass over the events: figures per type, and every rule a history must follow (else HistoryInputError)."""
+    from pyspark.sql import functions as F
+
+    message_types = ", ".join(f"'{kind}'" for kind in MESSAGE_EVENT_TYPES)
+    all_types = ", ".join(f"'{kind}'" for kind in EVENT_TYPES)
+    figures: dict[str, str] = {"events": "count(1)"}
+    for name in REQUIRED_COLUMNS:
+        figures[f"null_{name}"] = f"count_if({name} IS NULL)"
+    figures["unknown_type"] = f"count_if(type IS NOT NULL AND type NOT IN ({all_types}))"
+    figures["message_without_id"] = f"count_if(type IN ({message_types}) AND (producer IS NULL OR seq IS NULL))"
+    figures["receive_without_subscription"] = f"count_if(type = '{RECEIVE}' AND subscription IS NULL)"
+    figures["malformed"] = f"count_if({CORRUPT} IS NOT NULL)" if has_corrupt else "0"
+    for kind in EVENT_TYPES:
+        figures[kind] = f"count_if(type = '{kind}')"
+    figures["first_ts_ns"] = "min(ts_ns)"
+    figures["last_ts_ns"] = "max(ts_ns)"
+    # the bounds of the ack timeline (availability) come with this pass for free
+    figures["first_send_ts_ns"] = f"min(CASE WHEN type = '{SEND}' THEN ts_ns END)"
+    figures["last_attempt_ts_ns"] = f"max(CASE WHEN type IN ('{SEND}', '{SEND_ERROR}') THEN ts_ns END)"
+    figures["first_ack_ts_ns"] = f"min(CASE WHEN type = '{ACK}' THEN ts_ns END)"
+    figures["last_ack_ts_ns"] = f"max(CASE WHEN type = '{ACK}' THEN ts_ns END)"
+    row = frame.selectExpr(*[f"{value} AS `{name}`" for name, value in figures.items()]).collect()[0]
+    stats = {name: row[name] for name in figures}
+    problems = []
+    if stats["malformed"]:
+        example = frame.where(F.col(CORRUPT).isNotNull()).select(CORRUPT).first()
+        text = (example[0] if example else "")[:200]
+        problems.append(f"{stats['malformed']} malformed line(s) (not a JSON object of the right types), e.g. {text!r}")
+    for name in REQUIRED_COLUMNS:
+        if stats[f"null_{name}"] and stats[f"null_{name}"] > stats["malformed"]:
+            problems.append(f"column {name} is missing or null in {stats[f'null_{name}']} event(s)")
+    if stats["unknown_type"]:
+        found = [r[0] for r in frame.where(~F.col("type").isin(*EVENT_TYPES)).select("type").distinct().take(5)]
+        problems.append(f"{stats['unknown_type']} event(s) of unknown type {found} (valid: {', '.join(EVENT_TYPES)})")
+    if stats["message_without_id"]:
+        problems.append(
+            f"{stats['message_without_id']} {'/'.join(MESSAGE_EVENT_TYPES)} event(s) lack the column producer or seq"
+        )
+    if stats["receive_without_subscription"]:
+        problems.append(f"{stats['receive_without_subscription']} receive event(s) lack the column subscription")
+    if problems:
+        raise HistoryInputError(f"{label}: not a valid history: " + "; ".join(problems))
+    return {name: value for name, value in stats.items() if not name.startswith("null_")}
+
+
+class History:
+    """The events of one history in Spark, validated, with the frames the checks share (built lazily)."""
+
+    def __init__(self, events: DataFrame, *, label: str, stats: Mapping[str, int | None], cache: bool) -> None:
+        self.events = events
+        self.label = label
+        self.stats = dict(stats)
+        self.cache = cache
+        self._cached: list[DataFrame] = [events] if cache else []
+        self._acks: DataFrame | None = None
+        self._receipts: DataFrame | None = None
+        self._by_type: dict[tuple[str, ...], DataFrame] = {}
+
+    @property
+    def spark(self) -> SparkSession:
+        return self.events.sparkSession
+
+    def _keep(self, frame: DataFrame) -> DataFrame:
+        if self.cache:
+            frame = frame.persist()
+            self._cached.append(frame)
+        return frame
+
+    def of_type(self, *types: str) -> DataFrame:
+        """The events of these types (the same DataFrame object for the same types)."""
+        frame = self._by_type.get(types)
+        if frame is None:
+            unknown = [kind for kind in types if kind not in EVENT_TYPES]
+            if unknown:
+                raise ValueError(f"unknown event type(s) {unknown}; valid: {', '.join(EVENT_TYPES)}")
+            frame = self.events.where("type IN (" + ", ".join(f"'{kind}'" for kind in types) + ")")
+            self._by_type[types] = frame
+        return frame
+
+    @property
+    def sends(self) -> DataFrame:
+        return self.of_type(SEND)
+
+    @property
+    def send_errors(self) -> DataFrame:
+        return self.of_type(SEND_ERROR)
+
+    @property
+    def receives(self) -> DataFrame:
+        return self.of_type(RECEIVE)
+
+    @property
+    def acks(self) -> DataFrame:
+        """The first acknowledgement of each message: producer, seq, ack_cluster, ack_ts_ns, topic, key, acks.
+
+        ``acks`` is how many ack events the message has (more than one: the client saw it acknowledged twice).
+        """
+        if self._acks is None:
+            from pyspark.sql import functions as F
+
+            first = F.min(F.struct(*ORDER_COLUMNS, "cluster", "topic", "key")).alias("first")
+            frame = self.of_type(ACK).groupBy("producer", "seq").agg(first, F.count(F.lit(1)).alias("acks"))
+            self._acks = self._keep(
+                frame.select(
+                    "producer",
+                    "seq",
+                    F.col("first.cluster").alias("ack_cluster"),
+                    F.col("first.ts_ns").alias("ack_ts_ns"),
+                    F.col("first.topic").alias("topic"),
+                    F.col("first.key").alias("key"),
+                    "acks",
+                )
+            )
+        return self._acks
+
+    @property
+    def receipts(self) -> DataFrame:
+        """One row per (subscription, producer, seq) received: its first receipt and how often it came.
+
+        Columns: subscription, producer, seq, topic, key, ts_ns, _file, _row (the first receipt, in receive
+        order), cluster (that delivered the first receipt), deliveries, last_ts_ns, last_cluster.
+        """
+        if self._receipts is None:
+            from pyspark.sql import functions as F
+
+            fields = (*ORDER_COLUMNS, "cluster", "topic", "key")
+            frame = self.receives.groupBy("subscription", "producer", "seq").agg(
+                F.min(F.struct(*fields)).alias("first"),
+                F.max(F.struct(*fields)).alias("last"),
+                F.count(F.lit(1)).alias("deliveries"),
+            )
+            self._receipts = self._keep(
+                frame.select(
+                    "subscription",
+                    "producer",
+                    "seq",
+                    *[F.col(f"first.{name}").alias(name) for name in fields],
+                    "deliveries",
+                    F.col("last.ts_ns").alias("last_ts_ns"),
+                    F.col("last.cluster").alias("last_cluster"),
+                )
+            )
+        return self._receipts
+
+    def close(self) -> None:
+        """Release what this history persisted."""
+        for frame in self._cached:
+            frame.unpersist()
+        self._cached = []
+        self._acks = None
+        self._receipts = None
+
+    def __enter__(self) -> History:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"History({self.label!r}, {self.stats.get('events', '?')} events)"
+
+
+def load_history(
+    spark: SparkSession, source: str | os.PathLike[str] | DataFrame | History, *, cache: bool = True
+) -> History:
+    """Read and validate a history (``.jsonl``, ``.parquet``, a directory of either, or a DataFrame).
+
+    Raises :class:`HistoryInputError` when the input is not a history: the message names the missing column,
+    the wrong type or the rule broken. A :class:`History` is returned as it is.
+    """
+    if isinstance(source, History):
+        return source
+    frame, has_corrupt, label = read_events(spark, source)
+    if cache:
+        frame = frame.persist()
+    try:
+        stats = _validate(frame, has_corrupt, label)
+    except BaseException:
+        if cache:
+            frame.unpersist()
+        raise
+    events = frame.drop(CORRUPT) if has_corrupt else frame
+    history = History(events, label=label, stats=stats, cache=cache)
+    if cache:
+        history._cached = [frame]  # the frame without the corrupt column is read from the cached one
+    return history
+
+
+def as_history(source: DataFrame | History, *, cache: bool = False) -> History:
+    """A History for a check called directly on a DataFrame (validated; not cached unless asked)."""
+    if isinstance(source, History):
+        return source
+    return load_history(source.sparkSession, source, cache=cache)

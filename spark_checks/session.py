@@ -1,0 +1,117 @@
+"""Building the SparkSession the checks run on: quiet, small defaults for a laptop, any master URL.
+
+The master comes from, in order: the ``master`` argument, ``$PULSAR_HA_SPARK_MASTER``, ``local[*]``. On a cluster
+(``spark://...``, ``yarn``, ``k8s://...``) pass the resources as ``conf`` (``spark.executor.memory`` ...): the
+defaults here only size the driver and the shuffle for a single machine. No Python code runs on the executors
+(the checks use DataFrame built-ins only), so they need no copy of this package.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+MASTER_ENV = "PULSAR_HA_SPARK_MASTER"
+DEFAULT_MASTER = "local[*]"
+APP_NAME = "pulsar-ha-checker"
+
+DEFAULT_CONF: Mapping[str, str] = {
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.driver.memory": "2g",
+    "spark.sql.shuffle.partitions": "16",
+    "spark.sql.adaptive.enabled": "true",
+    "spark.sql.adaptive.coalescePartitions.enabled": "true",
+    "spark.sql.session.timeZone": "UTC",
+    # Arrow is not used on the hot path (no pandas/UDFs); keep it off so nothing needs pandas.
+    "spark.sql.execution.arrow.pyspark.enabled": "false",
+}
+"""Laptop-sized defaults; every key can be overridden through ``conf``."""
+
+
+_LOG4J2 = """\
+rootLogger.level = {level}
+rootLogger.appenderRef.stderr.ref = stderr
+appender.console.type = Console
+appender.console.name = stderr
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{{yy/MM/dd HH:mm:ss}} %p %c{{1}}: %m%n%ex
+"""
+
+
+def _log4j2_file(level: str) -> Path:
+    """A log4j2 configuration for the driver JVM, so that even its start-up messages below ``level`` are quiet."""
+    path = Path(tempfile.gettempdir()) / f"pulsar-ha-spark-log4j2-{level.lower()}.properties"
+    text = _LOG4J2.format(level=level.lower())
+    if not path.exists() or path.read_text() != text:
+        path.write_text(text)
+    return path
+
+
+def resolve_master(master: str | None = None) -> str:
+    """The master URL to use: the argument, else ``$PULSAR_HA_SPARK_MASTER``, else ``local[*]``."""
+    if master:
+        return master
+    return os.environ.get(MASTER_ENV) or DEFAULT_MASTER
+
+
+def build_spark_session(
+    master: str | None = None,
+    *,
+    app_name: str = APP_NAME,
+    conf: Mapping[str, str | int | float | bool] | None = None,
+    log_level: str = "ERROR",
+    java_options: str = "",
+) -> SparkSession:
+    """Get (or create) a SparkSession for the checks.
+
+    Logging is quieted to ``log_level`` (``WARN`` or ``ERROR``), the web UI and the console progress bar are off.
+    ``java_options`` are added to the driver JVM's options (with local masters, the JVM that runs everything),
+    e.g. ``-XX:TieredStopAtLevel=1`` for short test runs. If a session already runs in this process, Spark returns
+    it (its static settings such as the master and ``spark.driver.memory`` cannot change any more); runtime
+    settings from ``conf`` are applied to it.
+    """
+    from pyspark.sql import SparkSession
+
+    settings: dict[str, str] = dict(DEFAULT_CONF)
+    if not (conf and "spark.driver.extraJavaOptions" in conf):
+        settings["spark.driver.extraJavaOptions"] = f"-Dlog4j2.configurationFile=file:{_log4j2_file(log_level)}"
+    if java_options:
+        settings["spark.driver.extraJavaOptions"] = (
+            f"{settings.get('spark.driver.extraJavaOptions', '')} {java_options}"
+        )
+    for key, value in (conf or {}).items():
+        settings[key] = str(value).lower() if isinstance(value, bool) else str(value)
+    builder = SparkSession.builder.master(resolve_master(master)).appName(app_name)
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel(log_level)
+    return session
+
+
+@contextlib.contextmanager
+def spark_session(
+    master: str | None = None,
+    *,
+    app_name: str = APP_NAME,
+    conf: Mapping[str, str | int | float | bool] | None = None,
+    log_level: str = "ERROR",
+    java_options: str = "",
+    stop: bool = True,
+) -> Iterator[SparkSession]:
+    """``with spark_session() as spark:`` builds the session and stops it on exit (unless ``stop=False``)."""
+    session = build_spark_session(master, app_name=app_name, conf=conf, log_level=log_level, java_options=java_options)
+    try:
+        yield session
+    finally:
+        if stop:
+            session.stop()
