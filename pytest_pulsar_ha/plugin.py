@@ -6,6 +6,7 @@ Registered through the ``pytest11`` entry point ``pulsar_ha``: installing the pa
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import signal
 import sys
 from collections.abc import Iterator
@@ -31,6 +32,7 @@ ENV_KEY = pytest.StashKey["PulsarHaEnvironment"]()
 _OPTIONS: list[tuple[str, str, str]] = [
     # (name, default, help)
     ("clusters", "2", "cluster count (1-5, named cluster-a, cluster-b, ...) or comma list of names"),
+    ("auth", "none", "authentication of every cluster: none, or token (a secret key of its own per cluster)"),
     ("backend", "embedded", f"what runs the brokers; one of: {', '.join(BACKENDS)}"),
     ("pulsar_version", DEFAULT_PULSAR_VERSION, "Pulsar version fetched from Maven Central"),
     ("cache_dir", "", "where Pulsar and toxiproxy are cached (default: $PULSAR_HA_CACHE_DIR or ~/.cache)"),
@@ -76,8 +78,12 @@ def _value(config: pytest.Config, name: str) -> tuple[str, str]:
 def settings_from_config(config: pytest.Config) -> HaSettings:
     """Validate every option (naming the flag or ini key that is wrong) and build the settings."""
     cache_dir, _ = _value(config, "cache_dir")
+    auth, auth_source = _value(config, "auth")
+    if auth not in ("none", "token"):
+        raise ConfigurationError(f"{auth_source}={auth!r} is not a known authentication; valid values: none, token")
+    specs = parse_clusters(*_value(config, "clusters"))
     return HaSettings(
-        clusters=tuple(parse_clusters(*_value(config, "clusters"))),
+        clusters=tuple(dataclasses.replace(s, auth=None if auth == "none" else auth) for s in specs),
         backend=check_backend(*_value(config, "backend")),
         pulsar_version=check_version(*_value(config, "pulsar_version")),
         heap=check_heap(*_value(config, "heap")),

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .environment import PulsarHaEnvironment
-from .history import ACK, PROBE, SEND, SWITCH, Event, write_events_jsonl
+from .history import ACK, PROBE, SEND, SWITCH, Event, jsonl_to_parquet, write_events_jsonl
 from .nemesis import Nemesis, ScheduledFault
 from .scenario.loader import ScenarioCase
 from .scenario.model import (
@@ -366,6 +366,16 @@ def execute(
             "(set --pulsar-ha-clusters to a list that includes them)"
         )
         return result
+    wanted_auth = scenario.topology.auth
+    actual = {n: ("token" if env.cluster(n).token else "none") for n in clusters}
+    if any(mode != wanted_auth for mode in actual.values()):
+        result.outcome = "failed"
+        result.problems.append(
+            f"the scenario needs clusters with auth {wanted_auth}; this environment's are "
+            + ", ".join(f"{n}: {m}" for n, m in actual.items())
+            + f" (run it in a session started with --pulsar-ha-auth={wanted_auth})"
+        )
+        return result
     before = steady_state(env, clusters, 30)
     if before:
         result.outcome = "deviated"
@@ -431,6 +441,7 @@ def execute(
     events = sorted(log.snapshot() + _provider_events(setup), key=lambda e: e.ts_ns)
     history = write_events_jsonl(events, evidence_dir / "history.jsonl")
     result.evidence["history"] = history
+    result.evidence["history_parquet"] = jsonl_to_parquet(history, evidence_dir / "history.parquet")
     result.facts = {
         "scenario": case.id,
         "file": f"{case.path}:{case.line}",

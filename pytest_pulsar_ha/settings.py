@@ -75,8 +75,9 @@ class HaSettings:
 
     def describe(self) -> str:
         names = ",".join(spec.name for spec in self.clusters)
+        auth = ",".join(sorted({spec.auth or "none" for spec in self.clusters}))
         return (
-            f"pulsar-ha: backend={self.backend} clusters={names} pulsar={self.pulsar_version} "
+            f"pulsar-ha: backend={self.backend} clusters={names} auth={auth} pulsar={self.pulsar_version} "
             f"heap={self.heap} startup-timeout={self.startup_timeout:g}s cache={self.cache_dir}"
         )
 

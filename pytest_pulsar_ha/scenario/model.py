@@ -168,6 +168,9 @@ class Topology(_Model):
 
     clusters: tuple[ClusterName, ...] | None = None
     """Names of the clusters, in order. Default: the session's clusters (`--pulsar-ha-clusters`)."""
+    auth: Literal["none", "token"] = "none"
+    """What the clusters must require of clients: `token` needs a session started with `--pulsar-ha-auth=token`
+    (each cluster then has its own secret key, and the providers switch credentials with the URL)."""
 
     @model_validator(mode="after")
     def _check(self) -> Topology:

@@ -10,7 +10,7 @@ PASSING = "def test_ok():\n    pass\n"
 def test_help_lists_every_option_with_its_ini_name(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--help")
     out = result.stdout.str()
-    for name in ("clusters", "backend", "pulsar-version", "cache-dir", "heap", "startup-timeout"):
+    for name in ("clusters", "auth", "backend", "pulsar-version", "cache-dir", "heap", "startup-timeout", "seed"):
         assert f"--pulsar-ha-{name}" in out
     assert "pulsar_ha_clusters" in out
 
@@ -18,7 +18,7 @@ def test_help_lists_every_option_with_its_ini_name(pytester: pytest.Pytester) ->
 def test_header_shows_the_effective_settings(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(PASSING)
     result = pytester.runpytest("--pulsar-ha-clusters=east,west", "--pulsar-ha-heap=1g")
-    result.stdout.fnmatch_lines(["pulsar-ha: backend=embedded clusters=east,west pulsar=4.0.8 heap=1g *"])
+    result.stdout.fnmatch_lines(["pulsar-ha: backend=embedded clusters=east,west auth=none pulsar=4.0.8 heap=1g *"])
     assert result.ret == 0
 
 
@@ -26,7 +26,8 @@ def test_ini_sets_values_and_the_command_line_wins(pytester: pytest.Pytester) ->
     pytester.makeini("[pytest]\npulsar_ha_clusters = 3\npulsar_ha_heap = 768m\n")
     pytester.makepyfile(PASSING)
     pytester.runpytest().stdout.fnmatch_lines(["*clusters=cluster-a,cluster-b,cluster-c*heap=768m*"])
-    pytester.runpytest("--pulsar-ha-clusters=2").stdout.fnmatch_lines(["*clusters=cluster-a,cluster-b pulsar*"])
+    pytester.runpytest("--pulsar-ha-clusters=2").stdout.fnmatch_lines(["*clusters=cluster-a,cluster-b auth=none*"])
+    pytester.runpytest("--pulsar-ha-auth=token").stdout.fnmatch_lines(["*auth=token pulsar*"])
 
 
 @pytest.mark.parametrize(

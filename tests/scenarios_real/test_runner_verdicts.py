@@ -93,3 +93,16 @@ def test_a_consumer_that_drops_messages_fails_no_loss_with_examples(
     assert not no_loss.ok
     assert "lost=" in no_loss.measured and "lost=0" not in no_loss.measured
     assert "examples" in no_loss.details and "seq" in no_loss.details
+
+
+def test_a_scenario_needing_token_auth_is_refused_on_an_open_environment(
+    pulsar_ha: PulsarHaEnvironment, tmp_path: Path
+) -> None:
+    text = BROKEN_WORKLOAD.replace(
+        "topology: {clusters: [cluster-a, cluster-b]}", "topology: {clusters: [cluster-a], auth: token}"
+    )
+    result = execute(_case(tmp_path, text), pulsar_ha, evidence_dir=tmp_path / "ev", spark=lambda: None)
+    assert result.outcome == "failed"
+    assert "needs clusters with auth token" in result.describe()
+    assert "--pulsar-ha-auth=token" in result.describe()
+    assert not (tmp_path / "ev").exists(), "nothing may run when the environment does not fit"
