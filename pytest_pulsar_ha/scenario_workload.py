@@ -8,6 +8,7 @@ afterwards from the brokers' storage (:mod:`pytest_pulsar_ha.ack_attribution`), 
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import random
 import threading
@@ -20,6 +21,7 @@ from .ack_attribution import acknowledging_cluster
 from .admin import AdminClient
 from .history import ACK, RECEIVE, SEND, SEND_ERROR, Event, now_ns
 
+SETUP_TIMEOUT_S = 90.0
 SUBSCRIPTION_TYPES = {"exclusive": "Exclusive", "shared": "Shared", "failover": "Failover", "key_shared": "KeyShared"}
 
 
@@ -59,6 +61,20 @@ class EventLog:
             self.events[self.events.index(old)] = new
 
 
+def _with_retries(create: Callable[[], Any], timeout_s: float = SETUP_TIMEOUT_S) -> Any:
+    """Create a producer or consumer, retrying while the cluster is still warming up (before any fault)."""
+    import pulsar
+
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            return create()
+        except pulsar.PulsarException:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(1.0)
+
+
 class ScenarioWorkload:
     def __init__(self, client: Any, plan: WorkloadPlan, log: EventLog, consumer_client: Any = None) -> None:
         self.client = client
@@ -84,20 +100,28 @@ class ScenarioWorkload:
         for topic in plan.topics:
             for index in range(plan.consumers):
                 name = f"sub-{index}" if plan.subscription_type == "exclusive" else "workload"
-                consumer = self.consumer_client.subscribe(
-                    topic,
-                    name,
-                    consumer_type=sub_type,
-                    consumer_name=f"consumer-{index}",
-                    replicate_subscription_state_enabled=plan.replicated_subscriptions,
-                    initial_position=pulsar.InitialPosition.Earliest,
+                consumer = _with_retries(
+                    functools.partial(
+                        self.consumer_client.subscribe,
+                        topic,
+                        name,
+                        consumer_type=sub_type,
+                        consumer_name=f"consumer-{index}",
+                        replicate_subscription_state_enabled=plan.replicated_subscriptions,
+                        initial_position=pulsar.InitialPosition.Earliest,
+                    )
                 )
                 self._consumers.append(consumer)
                 self._spawn(self._consume, consumer, f"consumer-{index}", name)
         for topic in plan.topics:
             for _ in range(plan.producers):
-                producer = self.client.create_producer(
-                    topic, send_timeout_millis=plan.send_timeout_ms, batching_enabled=False
+                producer = _with_retries(
+                    functools.partial(
+                        self.client.create_producer,
+                        topic,
+                        send_timeout_millis=plan.send_timeout_ms,
+                        batching_enabled=False,
+                    )
                 )
                 self._producers.append(producer)
                 self._spawn(self._produce, producer, topic, f"producer-{len(self._producers) - 1}")

@@ -96,7 +96,9 @@ def test_no_healthy_secondary_means_no_switch(
     work.wait_for_acks(10)
     clusters = [pulsar_ha.cluster(n) for n in ("cluster-a", "cluster-b", "cluster-c")]
     fault_start = time.time()
-    with clusters[0].outage(), clusters[1].outage(), clusters[2].outage():
+    # Entered last, left first: the primary comes back before any secondary, so no tick can see a healthy
+    # secondary while the primary is still down.
+    with clusters[2].outage(), clusters[1].outage(), clusters[0].outage():
         time.sleep(FAILOVER + 5)
     fault_end = time.time()
     work.wait_for_acks(10)
