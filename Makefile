@@ -23,7 +23,7 @@ demo: setup
 
 # The smallest check that the environment works: start the clusters, prove replication both ways, stop.
 smoke: setup
-	$(VENV)/bin/pulsar-ha demo
+	$(VENV)/bin/pulsar-ha smoke
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .

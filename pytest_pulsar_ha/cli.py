@@ -1,4 +1,4 @@
-"""The ``pulsar-ha`` command: provision, run the demo (main job), reap leftovers."""
+"""The ``pulsar-ha`` command: provision, smoke-test the environment, serve a URL provider, reap leftovers."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def cmd_reap(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_demo(args: argparse.Namespace) -> int:
+def cmd_smoke(args: argparse.Namespace) -> int:
     """Start the clusters, prove replication every way through the proxies, stop; print a report."""
     from .replication_probe import prove_replication
 
@@ -96,11 +96,11 @@ def build_parser() -> argparse.ArgumentParser:
     provision = sub.add_parser("provision", help="fetch Pulsar and toxiproxy into the cache (once)")
     provision.add_argument("--pulsar-version", default=DEFAULT_PULSAR_VERSION)
     provision.set_defaults(func=cmd_provision)
-    demo = sub.add_parser("demo", help="start the clusters, prove replication both ways, stop")
-    demo.add_argument("--clusters", default="2", help="count or comma list of names")
-    demo.add_argument("--pulsar-version", default=DEFAULT_PULSAR_VERSION)
-    demo.add_argument("--heap", default="512m")
-    demo.set_defaults(func=cmd_demo)
+    smoke = sub.add_parser("smoke", help="start the clusters, prove replication both ways, stop")
+    smoke.add_argument("--clusters", default="2", help="count or comma list of names")
+    smoke.add_argument("--pulsar-version", default=DEFAULT_PULSAR_VERSION)
+    smoke.add_argument("--heap", default="512m")
+    smoke.set_defaults(func=cmd_smoke)
     provider = sub.add_parser("url-provider", help="serve a PIP-121 URL provider for ControlledClusterFailover")
     provider.add_argument("--cluster", action="append", required=True, help="NAME=pulsar://host:port (repeat)")
     provider.add_argument("--active", help="the cluster served first (default: the first --cluster)")
