@@ -1,9 +1,12 @@
-"""Environment bring-up time against starting the same number of bare ``bin/pulsar standalone`` by hand.
+"""Environment bring-up time against starting the same processes by hand.
 
 Prints, for 2 and 3 clusters: the harness's time to a ready environment (toxiproxy, N standalone clusters with
 listeners, readiness waits, geo-replication registration), the time to start N bare standalone processes by hand
 with only their ports and data dirs changed and wait for the same readiness, and the ratio; then the time to hand
-a test a fresh geo-replicated namespace. Needs the package installed and Pulsar provisioned (``make setup``).
+a test a fresh geo-replicated namespace. With ``--multi`` (e.g. ``2x2,1x4``: clusters x brokers) it adds rows for
+multi-broker clusters against ZooKeeper + metadata + bookie + brokers started by hand from the same conf files,
+and the resident memory (RSS) of each kind of process. Needs the package installed and Pulsar provisioned
+(``make setup``).
 """
 
 from __future__ import annotations
@@ -16,12 +19,16 @@ import statistics
 import subprocess
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from pytest_pulsar_ha import HaSettings, build_environment, parse_clusters
+from pytest_pulsar_ha import ClusterSpec, HaSettings, build_environment, parse_clusters
+from pytest_pulsar_ha.multi_broker import MultiBrokerNode, Service
 from pytest_pulsar_ha.ports import free_ports
 from pytest_pulsar_ha.provisioning import default_cache_dir, ensure_pulsar
+from pytest_pulsar_ha.proxy_layout import ProxyLayout
 from pytest_pulsar_ha.readiness import AllOf, HttpWait, json_contains
+from pytest_pulsar_ha.topology import default_names
 
 
 def bare_standalones(count: int, home: Path) -> float:
@@ -80,12 +87,104 @@ def harness(count: int, namespaces: int) -> tuple[float, list[float]]:
     return startup, timings
 
 
+def _rss_mb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) // 1024
+    return 0
+
+
+def multi_harness(clusters: int, brokers: int) -> tuple[float, dict[str, list[int]]]:
+    """Bring-up of ``clusters`` clusters of ``brokers`` brokers with the harness; RSS per kind of process."""
+    specs = tuple(ClusterSpec(name, brokers=brokers) for name in default_names(clusters))
+    env = build_environment(HaSettings(clusters=specs), progress=lambda m: None)
+    rss: dict[str, list[int]] = {"zookeeper": [], "bookie": [], "broker": []}
+    with env:
+        startup = env.startup_seconds or 0.0
+        for cluster in env.clusters.values():
+            node = cluster.node
+            if isinstance(node, MultiBrokerNode):
+                for service in node.services():
+                    if service.process.pid:
+                        rss[service.name.split()[0]].append(_rss_mb(service.process.pid))
+    shutil.rmtree(env.work_dir, ignore_errors=True)
+    return startup, rss
+
+
+def multi_by_hand(clusters: int, brokers: int) -> float:
+    """The same processes from the same conf files, started one after the other with plain Popen, no proxies."""
+    from pytest_pulsar_ha.embedded import EmbeddedBackend, EmbeddedOptions
+    from pytest_pulsar_ha.pid_registry import PidRegistry
+
+    work = Path(tempfile.mkdtemp(prefix="bare-multi-"))
+    dist = ensure_pulsar(HaSettings().pulsar_version, default_cache_dir(), print)
+    backend = EmbeddedBackend(EmbeddedOptions(dist, work, PidRegistry(work / "run")))
+    specs = [ClusterSpec(name, brokers=brokers) for name in default_names(clusters)]
+    layout = ProxyLayout.plan(specs, iter(free_ports(ProxyLayout.port_count(specs))))
+    nodes = [backend.create(spec, layout.listener_plans(spec.name)) for spec in specs]  # only writes conf files
+    processes: list[subprocess.Popen[bytes]] = []
+
+    def launch(service: Service) -> None:
+        env = {**os.environ, **service.process.env}
+        log = service.process.log_path.open("ab")
+        processes.append(
+            subprocess.Popen(
+                service.process.argv, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        )
+        service.readiness().wait()
+
+    def bring_up(node: MultiBrokerNode) -> None:
+        launch(node.zookeeper)
+        store = f"zk:127.0.0.1:{node.ports.zookeeper}/{node.spec.name}"
+        subprocess.run(
+            [str(dist.launcher), "initialize-cluster-metadata", "--cluster", node.spec.name, "--metadata-store", store,
+             "--configuration-metadata-store", store, "--web-service-url", node.web_url,
+             "--broker-service-url", node.broker_url],
+            env={**os.environ, "JAVA_HOME": str(dist.java.parent.parent), "PULSAR_MEM": "-Xmx256m"},
+            check=True, capture_output=True,
+        )  # fmt: skip
+        for service in [node.bookie, *node.brokers]:
+            launch(service)
+
+    began = time.monotonic()
+    try:
+        with ThreadPoolExecutor(max_workers=len(nodes)) as pool:
+            list(pool.map(bring_up, [n for n in nodes if isinstance(n, MultiBrokerNode)]))
+        return time.monotonic() - began
+    finally:
+        for process in processes:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def multi_rows(shapes: str, repeat: int) -> None:
+    print(f"\n{'shape':>8} {'harness s':>10} {'by hand s':>10} {'ratio':>6}  RSS MB (zookeeper / bookie / broker)")
+    for shape in shapes.split(","):
+        clusters, brokers = (int(x) for x in shape.split("x"))
+        ours, bare = [], []
+        rss: dict[str, list[int]] = {}
+        for _ in range(repeat):
+            startup, rss = multi_harness(clusters, brokers)
+            ours.append(startup)
+            bare.append(multi_by_hand(clusters, brokers))
+        o, b = statistics.median(ours), statistics.median(bare)
+        memory = " / ".join(f"{max(v) if v else 0}" for v in rss.values())
+        print(f"{shape:>8} {o:>10.1f} {b:>10.1f} {o / b:>6.2f}  {memory}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--counts", default="2,3")
     parser.add_argument("--repeat", type=int, default=1, help="runs of each measurement (median is printed)")
     parser.add_argument("--namespaces", type=int, default=20)
+    parser.add_argument("--multi", default="", help="multi-broker rows, clusters x brokers, e.g. 2x2,1x4")
+    parser.add_argument("--multi-only", action="store_true", help="skip the standalone rows")
     args = parser.parse_args()
+    if args.multi_only:
+        multi_rows(args.multi or "2x2,1x4", args.repeat)
+        return
     home = ensure_pulsar(HaSettings().pulsar_version, default_cache_dir(), print).home
     print(f"{'clusters':>8} {'harness s':>10} {'bare s':>8} {'ratio':>6}")
     namespace_times: list[float] = []
@@ -103,6 +202,8 @@ def main() -> None:
         f"fresh geo_namespace: median {statistics.median(ms):.0f} ms, "
         f"p90 {ms[int(len(ms) * 0.9) - 1]:.0f} ms over {len(ms)} namespaces"
     )
+    if args.multi:
+        multi_rows(args.multi, args.repeat)
 
 
 if __name__ == "__main__":

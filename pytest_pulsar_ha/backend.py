@@ -7,7 +7,7 @@ backend for cluster nodes that follow it. The embedded backend runs local proces
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -42,6 +42,43 @@ class ListenerPlan:
         return ",".join(listeners)
 
 
+class ProcessControl(Protocol):
+    """One process (or the single process of a standalone) that faults can hit."""
+
+    @property
+    def name(self) -> str: ...
+
+    def start(self) -> None:
+        """Start it again (same ports and data) and return once it is ready."""
+
+    def kill(self) -> None:
+        """SIGKILL its process group; data is kept."""
+
+    def pause(self) -> None: ...
+
+    def resume(self) -> None: ...
+
+    def is_running(self) -> bool: ...
+
+    def is_paused(self) -> bool: ...
+
+    def log_tail(self, lines: int = 40) -> str: ...
+
+
+class BrokerControl(ProcessControl, Protocol):
+    """One broker of a cluster, with its direct (unproxied) addresses."""
+
+    @property
+    def id(self) -> str:
+        """The load manager's broker id (``advertisedAddress:webServicePort``), as ``GET /admin/v2/brokers/{c}``."""
+
+    @property
+    def broker_url(self) -> str: ...
+
+    @property
+    def web_url(self) -> str: ...
+
+
 class ClusterNode(Protocol):
     """A running (or stopped) cluster as a backend controls it; addresses are direct, not proxied."""
 
@@ -55,8 +92,20 @@ class ClusterNode(Protocol):
     @property
     def web_url(self) -> str: ...
 
+    @property
+    def brokers(self) -> Sequence[BrokerControl]:
+        """The brokers in order (one for a standalone: the standalone process itself)."""
+
+    @property
+    def zookeeper(self) -> ProcessControl | None:
+        """The metadata store process, or None where it runs inside the broker (standalone)."""
+
+    @property
+    def bookie(self) -> ProcessControl | None:
+        """The bookie process, or None where it runs inside the broker (standalone)."""
+
     def start(self) -> None:
-        """Start (or start again, keeping data) and return once the cluster serves requests."""
+        """Start whatever is not running (or all of it, keeping data) and return once the cluster serves."""
 
     def stop(self) -> None:
         """Stop for good, releasing every process."""
@@ -68,9 +117,11 @@ class ClusterNode(Protocol):
 
     def resume(self) -> None: ...
 
-    def is_running(self) -> bool: ...
+    def is_running(self) -> bool:
+        """Every process of the cluster runs."""
 
-    def is_paused(self) -> bool: ...
+    def is_paused(self) -> bool:
+        """Some process of the cluster is paused."""
 
     def log_tail(self, lines: int = 40) -> str: ...
 
@@ -81,4 +132,5 @@ class Backend(Protocol):
     def describe(self) -> str:
         """One line for the report header (what runs the brokers, which version)."""
 
-    def create(self, spec: ClusterSpec, plan: ListenerPlan) -> ClusterNode: ...
+    def create(self, spec: ClusterSpec, plans: Sequence[ListenerPlan]) -> ClusterNode:
+        """A not-yet-started cluster whose broker ``i`` follows ``plans[i]`` (``spec.brokers`` plans)."""

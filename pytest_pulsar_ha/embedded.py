@@ -2,49 +2,38 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Sequence
 
 from .backend import INTERNAL_LISTENER, ListenerPlan
 from .broker_config import write_config
+from .embedded_common import (
+    ADMIN_ROLE,
+    DEFAULT_DIRECT_MEMORY,
+    DEFAULT_HEAP,
+    TOKEN_PLUGIN,
+    EmbeddedOptions,
+    new_cluster_key,
+    token_settings,
+)
 from .errors import ConfigurationError
-from .pid_registry import PidRegistry
+from .multi_broker import MultiBrokerNode
+from .multi_broker_config import broker_id
 from .ports import LOOPBACK
 from .processes import ManagedProcess
-from .provisioning import PulsarDistribution
 from .readiness import AllOf, HttpWait, json_contains
-from .tokens import create_token, new_secret_key
 from .topology import ClusterSpec
 
-# Sized so that three clusters and a local Spark job fit in 24 GiB on 2 cores.
-DEFAULT_HEAP = "512m"
-DEFAULT_DIRECT_MEMORY = "512m"
-
-
-@dataclass(frozen=True)
-class EmbeddedOptions:
-    distribution: PulsarDistribution
-    work_dir: Path
-    registry: PidRegistry
-    heap: str = DEFAULT_HEAP
-    direct_memory: str = DEFAULT_DIRECT_MEMORY
-    startup_timeout: float = 180.0
-
-
-ADMIN_ROLE = "pulsar-ha-admin"
-TOKEN_PLUGIN = "org.apache.pulsar.client.impl.auth.AuthenticationToken"
-
-
-def token_settings(secret_key_file: Path, admin_token: str) -> dict[str, str]:
-    """Token authentication with this cluster's own key; the broker's internal client uses the admin token."""
-    return {
-        "authenticationEnabled": "true",
-        "authenticationProviders": "org.apache.pulsar.broker.authentication.AuthenticationProviderToken",
-        "tokenSecretKey": f"file://{secret_key_file}",
-        "superUserRoles": ADMIN_ROLE,
-        "brokerClientAuthenticationPlugin": TOKEN_PLUGIN,
-        "brokerClientAuthenticationParameters": f"token:{admin_token}",
-    }
+__all__ = [
+    "ADMIN_ROLE",
+    "DEFAULT_DIRECT_MEMORY",
+    "DEFAULT_HEAP",
+    "TOKEN_PLUGIN",
+    "EmbeddedBackend",
+    "EmbeddedOptions",
+    "StandaloneNode",
+    "standalone_settings",
+    "token_settings",
+]
 
 
 def standalone_settings(spec: ClusterSpec, plan: ListenerPlan, extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -81,13 +70,7 @@ class StandaloneNode:
         self.token: str | None = None
         extra: dict[str, str] = {}
         if spec.auth == "token":
-            key = new_secret_key()
-            key_file = self.dir / "conf" / "token-secret.key"
-            key_file.parent.mkdir(parents=True, exist_ok=True)
-            key_file.write_bytes(key)
-            key_file.chmod(0o600)
-            self.token = create_token(key, ADMIN_ROLE)
-            extra = token_settings(key_file, self.token)
+            self.token, extra = new_cluster_key(self.dir / "conf")
         write_config(dist.home / "conf" / "standalone.conf", conf, standalone_settings(spec, plan, extra))
         self.process = ManagedProcess(
             f"pulsar {spec.name}",
@@ -120,6 +103,28 @@ class StandaloneNode:
     @property
     def web_url(self) -> str:
         return f"http://{LOOPBACK}:{self.plan.web_port}"
+
+    @property
+    def name(self) -> str:
+        return self.process.name
+
+    @property
+    def id(self) -> str:
+        """The load manager's id of the standalone's broker."""
+        return broker_id(self.plan)
+
+    @property
+    def brokers(self) -> Sequence[StandaloneNode]:
+        """A standalone is its own (only) broker: killing broker 0 kills the standalone."""
+        return [self]
+
+    @property
+    def zookeeper(self) -> None:
+        return None
+
+    @property
+    def bookie(self) -> None:
+        return None
 
     def readiness(self) -> AllOf:
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
@@ -178,12 +183,16 @@ class EmbeddedBackend:
 
     def describe(self) -> str:
         dist = self.options.distribution
-        return f"embedded (local standalone processes, Pulsar {dist.version} at {dist.home}, heap {self.options.heap})"
+        return (
+            f"embedded (local processes: a standalone per 1-broker cluster, ZooKeeper + bookie + brokers otherwise; "
+            f"Pulsar {dist.version} at {dist.home}, heap {self.options.heap})"
+        )
 
-    def create(self, spec: ClusterSpec, plan: ListenerPlan) -> StandaloneNode:
-        if spec.brokers != 1:
+    def create(self, spec: ClusterSpec, plans: Sequence[ListenerPlan]) -> StandaloneNode | MultiBrokerNode:
+        if len(plans) != spec.brokers:
             raise ConfigurationError(
-                f"cluster {spec.name}: the embedded backend runs one standalone broker per cluster; "
-                f"{spec.brokers} brokers need a multi-broker backend"
+                f"cluster {spec.name}: {spec.brokers} brokers need {spec.brokers} listener plans, got {len(plans)}"
             )
-        return StandaloneNode(spec, plan, self.options)
+        if spec.brokers == 1:
+            return StandaloneNode(spec, plans[0], self.options)
+        return MultiBrokerNode(spec, plans, self.options)

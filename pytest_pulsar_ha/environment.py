@@ -11,11 +11,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .backend import Backend, ListenerPlan, replication_listener
+from .backend import Backend, replication_listener
 from .cluster import Cluster
-from .network import ProxyNetwork, client_proxy, http_proxy, link_proxy
+from .network import ProxyNetwork
 from .pid_registry import PidRegistry
-from .ports import LOOPBACK, free_ports
+from .ports import free_ports
+from .proxy_layout import ProxyLayout, multi_host_url
 from .topology import ClusterSpec, ordered_pairs
 from .toxiproxy import ToxiproxyServer
 
@@ -81,33 +82,12 @@ class PulsarHaEnvironment:
         self._stack.close()
 
     def _create_clusters(self) -> None:
-        names = [spec.name for spec in self.specs]
-        pairs = ordered_pairs(names)
-        ports = iter(free_ports(4 * len(names) + len(pairs)))
-        plans = {}
-        for name in names:
-            plans[name] = ListenerPlan(
-                broker_port=next(ports),
-                web_port=next(ports),
-                client_proxy_port=next(ports),
-                replication_proxy_ports={},
-            )
-        http_ports = {name: next(ports) for name in names}
-        link_ports = {pair: next(ports) for pair in pairs}
-        for name in names:
-            incoming = {src: link_ports[(src, dst)] for (src, dst) in pairs if dst == name}
-            plan = plans[name]
-            plans[name] = ListenerPlan(plan.broker_port, plan.web_port, plan.client_proxy_port, incoming)
+        layout = ProxyLayout.plan(self.specs, iter(free_ports(ProxyLayout.port_count(self.specs))))
+        self.layout = layout
+        for name, port, upstream in layout.proxy_specs():
+            self.toxiproxy.client.create_proxy(name, port, upstream)
 
-        proxy = self.toxiproxy.client
-        for name in names:
-            plan = plans[name]
-            proxy.create_proxy(client_proxy(name), plan.client_proxy_port, f"{LOOPBACK}:{plan.broker_port}")
-            proxy.create_proxy(http_proxy(name), http_ports[name], f"{LOOPBACK}:{plan.web_port}")
-        for (src, dst), port in link_ports.items():
-            proxy.create_proxy(link_proxy(src, dst), port, f"{LOOPBACK}:{plans[dst].broker_port}")
-
-        nodes = [self.backend.create(spec, plans[spec.name]) for spec in self.specs]
+        nodes = [self.backend.create(spec, layout.listener_plans(spec.name)) for spec in self.specs]
         for node in nodes:
             self._stack.callback(node.stop)
         with ThreadPoolExecutor(max_workers=len(nodes)) as pool:
@@ -116,21 +96,18 @@ class PulsarHaEnvironment:
         if errors:
             raise errors[0]
         for node in nodes:
-            self.clusters[node.spec.name] = Cluster(
-                node,
-                self.network,
-                plans[node.spec.name].client_proxy_port,
-                http_ports[node.spec.name],
-                peers=lambda: list(self.clusters),
-            )
-        self._link_ports = link_ports
+            self.clusters[node.spec.name] = Cluster(node, self.network, layout)
 
     def _wire_replication(self) -> None:
-        """Register every cluster in every other one; each direction points at its own link proxy."""
-        for (src, dst), port in self._link_ports.items():
+        """Register every cluster in every other one; each direction points at its own link proxies.
+
+        A multi-broker cluster is registered with a multi-host URL over its brokers' link proxies from that
+        source; each broker advertises its own link proxy, so lookups land on the owner's proxy.
+        """
+        for src, dst in ordered_pairs(self.names):
             registration = {
-                "serviceUrl": self.clusters[dst].direct_admin_url,
-                "brokerServiceUrl": f"pulsar://{LOOPBACK}:{port}",
+                "serviceUrl": multi_host_url("http", [r.web_port for r in self.layout.brokers(dst)]),
+                "brokerServiceUrl": self.layout.link_service_url(src, dst),
                 "listenerName": replication_listener(src),
             }
             remote_token = self.clusters[dst].token
@@ -187,11 +164,11 @@ class PulsarHaEnvironment:
         self.cluster(dst)
         if src == dst:
             raise ValueError("replication_cut needs two different clusters")
-        with self.network.cut([link_proxy(src, dst)]):
+        with self.network.cut(self.layout.link_proxies(src, dst)):
             yield
 
     def heal(self) -> None:
-        """Undo every fault still in force: proxies enabled, toxics removed, clusters resumed and started."""
+        """Undo every fault still in force: proxies enabled, toxics removed, every process resumed and started."""
         self.network.heal()
         stopped = []
         for cluster in self.clusters.values():

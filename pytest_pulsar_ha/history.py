@@ -72,6 +72,11 @@ COLUMN_TYPES: Final[Mapping[str, tuple[str, bool]]] = {
 REQUIRED_COLUMNS: Final[tuple[str, ...]] = tuple(name for name, (_, nullable) in COLUMN_TYPES.items() if not nullable)
 INT_COLUMNS: Final[tuple[str, ...]] = tuple(name for name, (kind, _) in COLUMN_TYPES.items() if kind == "int64")
 
+MIN_TS_NS: Final = 946_684_800 * 1_000_000_000
+"""The earliest plausible ``ts_ns`` (2000-01-01T00:00:00Z): anything before is a unit mistake or garbage."""
+MAX_TS_NS: Final = 4_102_444_800 * 1_000_000_000
+"""The first implausible ``ts_ns`` (2100-01-01T00:00:00Z)."""
+
 JSONL_SUFFIX: Final = ".jsonl"
 PARQUET_SUFFIX: Final = ".parquet"
 
@@ -151,11 +156,50 @@ def _arrow_table(events: Iterable[Event]) -> Any:
     return pa.Table.from_pydict(columns, schema=arrow_schema())
 
 
+TAIL_WINDOW_BYTES: Final = 1 << 20
+"""How far back from the end of a file :func:`truncated_tail` looks for the start of the last line."""
+
+
+def truncated_tail(path: str | os.PathLike[str]) -> tuple[int, str] | None:
+    """(line number, text) of the last line of a JSON Lines file when a run was killed while writing it, else None.
+
+    A truncated line is the file's last line, without the newline that ends every whole line, and not a valid
+    JSON object. A bad line that ends with a newline is not truncated: it is bad input.
+    """
+    with open(path, "rb") as stream:
+        size = stream.seek(0, os.SEEK_END)
+        if size == 0:
+            return None
+        stream.seek(max(0, size - TAIL_WINDOW_BYTES))
+        tail = stream.read()
+        if tail.endswith(b"\n"):
+            return None
+        start = tail.rfind(b"\n") + 1
+        if start == 0 and size > len(tail):
+            return None  # a last line longer than the window: no event is that long, let the reader judge it
+        text = tail[start:].decode("utf-8", errors="replace")
+        if not text.strip():
+            return None
+        try:
+            if isinstance(json.loads(text), dict):
+                return None
+        except ValueError:
+            pass
+        stream.seek(0)
+        newlines = sum(chunk.count(b"\n") for chunk in iter(lambda: stream.read(1 << 16), b""))
+    return newlines + 1, text
+
+
 def iter_events_jsonl(path: str | os.PathLike[str]) -> Iterator[Event]:
-    """Parse a JSON Lines history lazily; a bad line raises ``ValueError`` naming the file and line number."""
+    """Parse a JSON Lines history lazily; a bad line raises ``ValueError`` naming the file and line number.
+
+    Blank lines are skipped, and so is a truncated last line (see :func:`truncated_tail`: a run killed mid-write
+    is readable up to its last whole event).
+    """
+    cut = truncated_tail(path)
     with open(path, encoding="utf-8") as stream:
         for number, line in enumerate(stream, start=1):
-            if not line.strip():
+            if not line.strip() or (cut is not None and number == cut[0]):
                 continue
             try:
                 data = json.loads(line)

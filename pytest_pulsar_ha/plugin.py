@@ -19,7 +19,7 @@ import pytest
 from .errors import ConfigurationError
 from .provisioning import DEFAULT_PULSAR_VERSION, default_cache_dir
 from .settings import BACKENDS, HaSettings, check_backend, check_heap, check_timeout, check_version
-from .topology import parse_clusters
+from .topology import parse_brokers, parse_clusters
 
 if TYPE_CHECKING:
     from pulsar_ha_providers import UrlProviderService
@@ -32,6 +32,7 @@ ENV_KEY = pytest.StashKey["PulsarHaEnvironment"]()
 _OPTIONS: list[tuple[str, str, str]] = [
     # (name, default, help)
     ("clusters", "2", "cluster count (1-5, named cluster-a, cluster-b, ...) or comma list of names"),
+    ("brokers", "1", "brokers per cluster: 1 = one pulsar standalone, 2-8 = ZooKeeper + bookie + N brokers"),
     ("auth", "none", "authentication of every cluster: none, or token (a secret key of its own per cluster)"),
     ("backend", "embedded", f"what runs the brokers; one of: {', '.join(BACKENDS)}"),
     ("pulsar_version", DEFAULT_PULSAR_VERSION, "Pulsar version fetched from Maven Central"),
@@ -82,8 +83,9 @@ def settings_from_config(config: pytest.Config) -> HaSettings:
     if auth not in ("none", "token"):
         raise ConfigurationError(f"{auth_source}={auth!r} is not a known authentication; valid values: none, token")
     specs = parse_clusters(*_value(config, "clusters"))
+    brokers = parse_brokers(*_value(config, "brokers"))
     return HaSettings(
-        clusters=tuple(dataclasses.replace(s, auth=None if auth == "none" else auth) for s in specs),
+        clusters=tuple(dataclasses.replace(s, auth=None if auth == "none" else auth, brokers=brokers) for s in specs),
         backend=check_backend(*_value(config, "backend")),
         pulsar_version=check_version(*_value(config, "pulsar_version")),
         heap=check_heap(*_value(config, "heap")),
@@ -154,7 +156,11 @@ def _pulsar_ha_heal(request: pytest.FixtureRequest) -> Iterator[None]:
 
 @pytest.fixture(scope="session")
 def pulsar_ha_evidence_dir(pytestconfig: pytest.Config) -> Path:
-    """Where scenario evidence goes (``--pulsar-ha-evidence-dir``, relative to the rootdir)."""
+    """Where scenario evidence goes (``--pulsar-ha-evidence-dir``, relative to the rootdir).
+
+    Override it in a conftest.py to move everything: each scenario's evidence and the index page (written, at
+    the end of the session, in the directory each scenario used).
+    """
     value, _ = _value(pytestconfig, "evidence_dir")
     path = Path(value)
     return path if path.is_absolute() else pytestconfig.rootpath / path
@@ -179,13 +185,17 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         return
     from .scenario_report import write_index
 
-    index = write_index(
-        results, Path(str(terminalreporter.config.rootpath)) / _value(terminalreporter.config, "evidence_dir")[0]
-    )
+    # the index goes where the evidence went: the pulsar_ha_evidence_dir each scenario used (the fixture, which
+    # a conftest may override, is the single source of truth; the option only sets its default)
+    default_root = Path(str(terminalreporter.config.rootpath)) / _value(terminalreporter.config, "evidence_dir")[0]
+    by_root: dict[Path, list[object]] = {}
+    for result in results:
+        by_root.setdefault(getattr(result, "evidence_root", None) or default_root, []).append(result)
     terminalreporter.section("pulsar-ha scenarios")
     for result in results:
         terminalreporter.write_line(f"{result.outcome:<12} {result.case_id}")
-    terminalreporter.write_line(f"report: {index}")
+    for root, grouped in by_root.items():
+        terminalreporter.write_line(f"report: {write_index(grouped, root)}")
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from .errors import StartupError
 from .pid_registry import RUN_ID_ENV, PidRegistry
 
 
@@ -44,6 +45,7 @@ class ManagedProcess:
         self.registry = registry
         self.env = dict(env or {})
         self._popen: subprocess.Popen[bytes] | None = None
+        self._finished = False  # the group was killed and its leader reaped: never signal that pgid again
         self.paused = False
 
     @property
@@ -72,6 +74,7 @@ class ManagedProcess:
                 start_new_session=True,
             )
         self.paused = False
+        self._finished = False
         self.registry.record(self.name, self._popen.pid, self.command_line)
 
     def is_running(self) -> bool:
@@ -81,7 +84,7 @@ class ManagedProcess:
         return self._popen.poll() if self._popen else None
 
     def signal_group(self, sig: signal.Signals) -> None:
-        if self._popen is None:
+        if self._popen is None or self._finished:
             return
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self._popen.pid, sig)
@@ -96,16 +99,17 @@ class ManagedProcess:
 
     def kill(self) -> None:
         """SIGKILL the whole group and wait for the leader (a crash, as far as the program can tell)."""
-        if self._popen is None:
+        if self._popen is None or self._finished:
             return
         self.signal_group(signal.SIGKILL)
         self._popen.wait()
         self.paused = False
+        self._finished = True
         self.registry.forget(self._popen.pid)
 
     def stop(self, grace_seconds: float = 15.0) -> None:
         """SIGTERM the group, wait up to ``grace_seconds``, then SIGKILL what is left."""
-        if self._popen is None:
+        if self._popen is None or self._finished:
             return
         if self.paused:
             self.resume()  # a stopped JVM cannot handle SIGTERM
@@ -114,6 +118,29 @@ class ManagedProcess:
         while self._popen.poll() is None and time.monotonic() < deadline:
             time.sleep(0.1)
         self.kill()  # also reaps group members that outlived the leader
+
+    def run_to_completion(self, timeout: float, hint: str = "") -> None:
+        """Start, wait for the exit; raise StartupError (command, last log lines, ``hint``) unless it exits 0."""
+        self.start()
+        try:
+            code = self._popen.wait(timeout=timeout) if self._popen else None
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise StartupError(self._failure(f"did not finish within {timeout:.0f}s", hint)) from None
+        self._finished = True  # the leader is reaped: its pid may be reused, so no signal to that group
+        if self._popen is not None:
+            self.registry.forget(self._popen.pid)
+        if code != 0:
+            raise StartupError(self._failure(f"exited with code {code}", hint))
+
+    def _failure(self, what: str, hint: str) -> str:
+        lines = [f"{self.name} {what}", f"command: {self.command_line}", f"log: {self.log_path}"]
+        tail = self.log_tail(30).rstrip()
+        if tail:
+            lines.append("last log lines:\n" + tail)
+        if hint:
+            lines.append(f"hint: {hint}")
+        return "\n".join(lines)
 
     def log_tail(self, count: int = 40) -> str:
         return tail_lines(self.log_path, count)

@@ -83,6 +83,27 @@ class TcpWait(WaitStrategy):
             raise NotReady(f"connect failed: {exc}") from exc
 
 
+@dataclass
+class ZooKeeperWait(WaitStrategy):
+    """Ready when the ZooKeeper server at ``host:port`` answers ``imok`` to the four-letter command ``ruok``."""
+
+    host: str = "127.0.0.1"
+    port: int = 0
+
+    def describe(self) -> str:
+        return f"ZooKeeper 'ruok' -> 'imok' on {self.host}:{self.port}"
+
+    def check(self) -> None:
+        try:
+            with socket.create_connection((self.host, self.port), timeout=min(2.0, self.timeout)) as sock:
+                sock.sendall(b"ruok")
+                answer = sock.recv(64)
+        except OSError as exc:
+            raise NotReady(f"ruok failed: {exc}") from exc
+        if answer != b"imok":
+            raise NotReady(f"ruok answered {answer!r}")
+
+
 def http_get(url: str, timeout: float = 5.0, headers: dict[str, str] | None = None) -> tuple[int, str]:
     """GET ``url``; return (status, body). Connection errors raise OSError."""
     try:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .environment import PulsarHaEnvironment
-from .history import ACK, PROBE, SEND, SWITCH, Event, jsonl_to_parquet, write_events_jsonl
+from .history import ACK, FAULT_END, FAULT_START, PROBE, SEND, SWITCH, Event, jsonl_to_parquet, write_events_jsonl
 from .nemesis import Nemesis, ScheduledFault
 from .scenario.loader import ScenarioCase
 from .scenario.model import (
@@ -29,11 +29,15 @@ from .scenario.model import (
     AvailabilityExpectation,
     ControlledProvider,
     MaxDuplicatesExpectation,
+    NoLossExpectation,
     NoProvider,
+    NoSwitchExpectation,
     OrderingExpectation,
     Scenario,
     SwitchBackExpectation,
+    SwitchBackSpec,
     SwitchExpectation,
+    SwitchSpec,
 )
 from .scenario_workload import EventLog, ScenarioWorkload, WorkloadPlan
 
@@ -59,6 +63,8 @@ class ScenarioResult:
     problems: list[str] = field(default_factory=list)
     evidence: dict[str, Path] = field(default_factory=dict)
     facts: dict[str, str] = field(default_factory=dict)
+    evidence_root: Path | None = None
+    """The ``pulsar_ha_evidence_dir`` this result was written under (its index page goes there)."""
 
     @property
     def failed_checks(self) -> list[CheckResult]:
@@ -161,6 +167,8 @@ def schedule_faults(env: PulsarHaEnvironment, scenario: Scenario, setup: Provide
             out[-1] = ScheduledFault(
                 index, f"#{index} replication_cut {fault.from_}->{fault.to}", fault.from_, start, end, out[-1].make
             )
+        if fault.kind == "url_provider":
+            out[-1] = ScheduledFault(index, f"#{index} url_provider {fault.answer}", None, start, end, out[-1].make)
         if fault.kind == "operator_switch":
             out[-1] = ScheduledFault(
                 index, f"#{index} operator_switch ->{fault.to}", fault.to, start, start + 0.01, out[-1].make
@@ -182,6 +190,17 @@ def _fault_context(
             yield
 
         return switch
+    if kind == "url_provider":
+
+        @contextmanager
+        def misbehaving() -> Iterator[None]:
+            setup.url_provider.misbehave(fault.answer)
+            try:
+                yield
+            finally:
+                setup.url_provider.misbehave(None)
+
+        return misbehaving
     cluster = env.cluster(fault.cluster)
     if kind == "outage":
         return lambda: cluster.outage(replication=fault.replication)
@@ -220,6 +239,39 @@ def steady_state(env: PulsarHaEnvironment, clusters: list[str], timeout: float) 
 
 # -- checks ------------------------------------------------------------------------------------------------
 
+KNOWN_EXPECTATIONS = ("switch", "switch_back", "no_switch", "availability", "no_loss", "ordering", "max_duplicates")
+"""Every expectation kind :func:`evaluate` judges; anything else is an error, never a silent pass."""
+SPARK_EXPECTATIONS = (NoLossExpectation, OrderingExpectation, MaxDuplicatesExpectation)
+"""The expectations decided by the Spark checks over the history file."""
+
+
+@dataclass(frozen=True)
+class RecordedFault:
+    """One fault as the history recorded it: its ``fault_start`` and ``fault_end`` times (None: no such event)."""
+
+    started_ns: int | None = None
+    ended_ns: int | None = None
+
+
+def recorded_faults(events: list[Event], nemesis: Nemesis) -> dict[int, RecordedFault]:
+    """Fault index -> its times, read from the history's ``fault_start``/``fault_end`` events (sorted by time).
+
+    The nemesis writes a fault's label as the ``detail`` of both its events; the first start counts, and the first
+    end after it. Times the nemesis merely planned (or an end it made up for an instant fault) play no part.
+    """
+    index_of = {fault.label: fault.index for fault in nemesis.faults}
+    starts: dict[int, int] = {}
+    ends: dict[int, int] = {}
+    for event in events:
+        index = index_of.get(event.detail or "")
+        if index is None:
+            continue
+        if event.type == FAULT_START:
+            starts.setdefault(index, event.ts_ns)
+        elif event.type == FAULT_END and index in starts and event.ts_ns >= starts[index]:
+            ends.setdefault(index, event.ts_ns)
+    return {index: RecordedFault(starts.get(index), ends.get(index)) for index in index_of.values()}
+
 
 def _first_ack(events: list[Event], cluster: str, after_ns: int) -> Event | None:
     return next((e for e in events if e.type == ACK and e.cluster == cluster and e.ts_ns >= after_ns), None)
@@ -227,6 +279,83 @@ def _first_ack(events: list[Event], cluster: str, after_ns: int) -> Event | None
 
 def _fmt(seconds: float) -> str:
     return f"{seconds:.2f}s"
+
+
+def _judge_window(
+    expectation: SwitchExpectation | SwitchBackExpectation,
+    scenario: Scenario,
+    events: list[Event],
+    faults: dict[int, RecordedFault],
+) -> CheckResult:
+    """switch / switch_back: the first ack by the target cluster, measured from the recorded fault start or end."""
+    kind = expectation.kind
+    if isinstance(expectation, SwitchExpectation):
+        spec: SwitchSpec | SwitchBackSpec = expectation.switch
+        of = expectation.switch.of
+    else:
+        spec, of = expectation.switch_back, "fault_end"
+    what = of.removeprefix("fault_")
+    lo, hi = spec.within
+    expected = f"first ack by {spec.to} within [{lo}, {hi}] of fault #{spec.fault} {what}"
+    if spec.fault >= len(scenario.faults):
+        return CheckResult(kind, False, expected, f"the scenario has no fault #{spec.fault}")
+    fault = scenario.faults[spec.fault]
+    if of == "fault_end" and fault.end is None:
+        return CheckResult(
+            kind,
+            False,
+            expected,
+            f"fault #{spec.fault} ({fault.kind}) is instant: it has no end to measure from (use of: fault_start)",
+        )
+    recorded = faults.get(spec.fault, RecordedFault())
+    ref = recorded.started_ns if of == "fault_start" else recorded.ended_ns
+    if ref is None:
+        return CheckResult(
+            kind, False, expected, f"no {of} event for fault #{spec.fault} in the history: it never {what}ed"
+        )
+    first = _first_ack(events, spec.to, ref)
+    if first is None:
+        return CheckResult(kind, False, expected, f"no send acknowledged by {spec.to} after it")
+    took = (first.ts_ns - ref) / 1e9
+    return CheckResult(kind, lo.seconds <= took <= hi.seconds, expected, _fmt(took))
+
+
+def _judge_no_switch(events: list[Event], primary: str) -> CheckResult:
+    expected = f"every send acknowledged by {primary}"
+    ackers = sorted({e.cluster or "unknown" for e in events if e.type == ACK})
+    if not ackers:
+        return CheckResult(
+            "no_switch", False, expected, f"no send was acknowledged: no evidence that the clients stayed on {primary}"
+        )
+    return CheckResult("no_switch", ackers == [primary], expected, f"acknowledged by {', '.join(ackers)}")
+
+
+def _judge_availability(expectation: AvailabilityExpectation, events: list[Event]) -> CheckResult:
+    """The share of sends acknowledged within ``ack_within`` of their own send event (each send counted once)."""
+    spec = expectation.availability
+    expected = f">= {spec.min_ratio:.0%} of sends acknowledged within {spec.ack_within}"
+    sent: dict[tuple[str | None, int | None], int] = {}
+    for event in events:
+        if event.type == SEND:
+            sent.setdefault((event.producer, event.seq), event.ts_ns)
+    if not sent:
+        return CheckResult(expectation.kind, False, expected, "no send event in the history: no evidence")
+    within = spec.ack_within.seconds * 1e9
+    on_time: set[tuple[str | None, int | None]] = set()
+    orphans: set[tuple[str | None, int | None]] = set()
+    for event in events:
+        if event.type != ACK:
+            continue
+        message = (event.producer, event.seq)
+        if message not in sent:
+            orphans.add(message)
+        elif event.ts_ns - sent[message] <= within:
+            on_time.add(message)
+    ratio = len(on_time) / len(sent)
+    measured = f"{ratio:.1%} ({len(on_time)}/{len(sent)})"
+    if orphans:
+        measured += f"; {len(orphans)} ack(s) without a send event, not counted"
+    return CheckResult(expectation.kind, ratio >= spec.min_ratio, expected, measured)
 
 
 def evaluate(
@@ -237,84 +366,70 @@ def evaluate(
     history_path: Path,
     spark: Callable[[], Any],
 ) -> list[CheckResult]:
+    """Judge every expectation of ``scenario`` on the history (``events``, also written at ``history_path``).
+
+    Each verdict rests on evidence in the history: a window needs the recorded fault event and an ack after it,
+    ``no_switch`` needs acks, ``availability`` needs sends (acks without a send event do not count), and the
+    Spark checks fail when what they judge is missing. An expectation kind not listed in
+    :data:`KNOWN_EXPECTATIONS` raises ``ValueError``.
+    """
     events = sorted(events, key=lambda e: e.ts_ns)
+    faults = recorded_faults(events, nemesis)
     results: list[CheckResult] = []
     spark_checks_wanted = []
     for expectation in scenario.expect:
-        kind = expectation.kind
         if isinstance(expectation, (SwitchExpectation, SwitchBackExpectation)):
-            if isinstance(expectation, SwitchExpectation):
-                spec: Any = expectation.switch
-                of = spec.of
-            else:
-                spec, of = expectation.switch_back, "fault_end"
-            times = nemesis.times[spec.fault]
-            ref = times.started_ns if of == "fault_start" else times.ended_ns
-            lo, hi = spec.within
-            expected = f"first ack by {spec.to} within [{lo}, {hi}] of fault #{spec.fault} {of.replace('fault_', '')}"
-            if ref is None:
-                results.append(
-                    CheckResult(kind, False, expected, f"fault #{spec.fault} never {of.replace('fault_', '')}ed")
-                )
-                continue
-            first = _first_ack(events, spec.to, ref)
-            if first is None:
-                results.append(CheckResult(kind, False, expected, f"no send acknowledged by {spec.to} after it"))
-                continue
-            took = (first.ts_ns - ref) / 1e9
-            results.append(CheckResult(kind, lo.seconds <= took <= hi.seconds, expected, _fmt(took)))
-        elif kind == "no_switch":
-            ackers = sorted({e.cluster or "unknown" for e in events if e.type == ACK})
-            ok = ackers in ([setup.primary], [])
-            results.append(
-                CheckResult(
-                    kind,
-                    ok,
-                    f"every send acknowledged by {setup.primary}",
-                    f"acknowledged by {', '.join(ackers) or 'nobody'}",
-                )
-            )
+            results.append(_judge_window(expectation, scenario, events, faults))
+        elif isinstance(expectation, NoSwitchExpectation):
+            results.append(_judge_no_switch(events, setup.primary))
         elif isinstance(expectation, AvailabilityExpectation):
-            spec = expectation.availability
-            sends = {(e.producer, e.seq): e.ts_ns for e in events if e.type == SEND}
-            within = spec.ack_within.seconds * 1e9
-            good = sum(
-                1 for e in events if e.type == ACK and e.ts_ns - sends.get((e.producer, e.seq), e.ts_ns) <= within
-            )
-            ratio = good / len(sends) if sends else 0.0
-            results.append(
-                CheckResult(
-                    kind,
-                    ratio >= spec.min_ratio,
-                    f">= {spec.min_ratio:.0%} of sends acknowledged within {spec.ack_within}",
-                    f"{ratio:.1%} ({good}/{len(sends)})",
-                )
-            )
-        else:
+            results.append(_judge_availability(expectation, events))
+        elif isinstance(expectation, SPARK_EXPECTATIONS):
             spark_checks_wanted.append(expectation)
+        else:
+            kind = getattr(expectation, "kind", type(expectation).__name__)
+            raise ValueError(f"no evaluator for expectation {kind!r}; known: {', '.join(KNOWN_EXPECTATIONS)}")
     if spark_checks_wanted:
         results += _spark_checks(spark_checks_wanted, history_path, spark)
     return results
 
 
+def _spark_expected(expectation: Any) -> str:
+    if isinstance(expectation, OrderingExpectation):
+        return f"no reorder per {expectation.ordering.per} among messages acked by one cluster"
+    if isinstance(expectation, MaxDuplicatesExpectation):
+        return f"at most {expectation.max_duplicates} duplicate deliveries"
+    return "every acknowledged send received on every subscription"
+
+
 def _spark_checks(expectations: list[Any], history_path: Path, spark: Callable[[], Any]) -> list[CheckResult]:
     from spark_checks.checks import check_duplicates, check_lost, check_ordering
-    from spark_checks.load import load_history
+    from spark_checks.load import HistoryInputError, load_history
 
+    try:
+        history = load_history(spark(), str(history_path))
+    except HistoryInputError as exc:  # no usable history: no evidence for any of them
+        return [
+            CheckResult(e.kind, False, _spark_expected(e), f"the history is not usable: {exc}") for e in expectations
+        ]
     results = []
-    with load_history(spark(), str(history_path)) as history:
+    with history:
         for expectation in expectations:
             if isinstance(expectation, OrderingExpectation):
                 verdict = check_ordering(history, scopes=(expectation.ordering.per,))
-                expected = f"no reorder per {expectation.ordering.per} among messages acked by one cluster"
             elif isinstance(expectation, MaxDuplicatesExpectation):
                 verdict = check_duplicates(history, max_duplicates=expectation.max_duplicates)
-                expected = f"at most {expectation.max_duplicates} duplicate deliveries"
-            else:
+            elif isinstance(expectation, NoLossExpectation):
                 verdict = check_lost(history)
-                expected = "every acknowledged send received on every subscription"
+            else:
+                raise ValueError(
+                    f"no Spark check for expectation {expectation.kind!r}; known: no_loss, ordering, max_duplicates"
+                )
             figures = ", ".join(f"{k}={v}" for k, v in verdict.counts.items())
-            results.append(CheckResult(expectation.kind, verdict.ok, expected, figures, verdict.describe()))
+            measured = f"{verdict.reason}; {figures}" if verdict.reason else figures
+            results.append(
+                CheckResult(expectation.kind, verdict.ok, _spark_expected(expectation), measured, verdict.describe())
+            )
     return results
 
 
@@ -336,7 +451,7 @@ def _provider_events(setup: ProviderSetup) -> list[Event]:
                 {"ok": event.ok, "probe": event.probe, "latency_s": round(event.latency_s, 4), "error": event.error}
             )
             out.append(Event(ts, PROBE, "provider", cluster=event.cluster, detail=detail))
-        else:  # a controlled provider's poll
+        elif name == "PollEvent":  # a controlled provider's poll (a SwitchFailedEvent is not in the history)
             cluster = setup.url_to_cluster.get(event.service_url)
             out.append(
                 Event(ts, PROBE, "provider", cluster=cluster, detail=json.dumps({"ok": event.ok, "error": event.error}))
@@ -510,6 +625,7 @@ def run_scenario(item: Any, case: ScenarioCase) -> None:
         spark=lambda: item.getfixturevalue("pulsar_ha_spark"),
         seed=int(seed_option) if seed_option is not None else None,
     )
+    result.evidence_root = evidence_root
     RESULTS.append(result)
     if result.outcome != "passed":
         replay = f"replay: pytest '{item.nodeid}' --pulsar-ha-seed={result.seed}"

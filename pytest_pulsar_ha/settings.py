@@ -78,8 +78,16 @@ class HaSettings:
         auth = ",".join(sorted({spec.auth or "none" for spec in self.clusters}))
         return (
             f"pulsar-ha: backend={self.backend} clusters={names} auth={auth} pulsar={self.pulsar_version} "
-            f"heap={self.heap} startup-timeout={self.startup_timeout:g}s cache={self.cache_dir}"
+            f"heap={self.heap} brokers={self.describe_brokers()} startup-timeout={self.startup_timeout:g}s "
+            f"cache={self.cache_dir}"
         )
+
+    def describe_brokers(self) -> str:
+        """``2`` when every cluster has 2 brokers, else ``cluster-a:2,cluster-b:1``."""
+        counts = {spec.brokers for spec in self.clusters}
+        if len(counts) == 1:
+            return str(counts.pop())
+        return ",".join(f"{spec.name}:{spec.brokers}" for spec in self.clusters)
 
     def registry(self) -> PidRegistry:
         return PidRegistry(self.cache_dir / "run")

@@ -94,10 +94,12 @@ class Workload:
         return all(a.payload in self.received for a in self.acks)
 
     def wait_for_acks(self, count: int, timeout: float = 60) -> None:
+        """Wait until ``count`` more sends were acknowledged; raise ``TimeoutError`` after ``timeout`` seconds."""
         deadline = time.monotonic() + timeout
         start = len(self.acks)
         while len(self.acks) < start + count:
-            assert time.monotonic() < deadline, f"fewer than {count} acks in {timeout}s ({self.failures} failures)"
+            if time.monotonic() >= deadline:
+                raise TimeoutError(f"fewer than {count} acks in {timeout}s ({self.failures} failures)")
             time.sleep(0.05)
 
     def stop(self, drain_timeout: float = 90) -> None:

@@ -10,6 +10,7 @@ from .errors import ConfigurationError
 
 _NAME = re.compile(r"^[a-z][a-z0-9-]{0,39}$")
 MAX_CLUSTERS = 5
+MAX_BROKERS = 8
 AUTH_MODES = (None, "token")
 
 
@@ -17,10 +18,11 @@ AUTH_MODES = (None, "token")
 class ClusterSpec:
     """One Pulsar cluster.
 
-    ``broker_settings`` are written into the broker configuration of this cluster only (e.g.
-    ``{"clusterMigrationCheckDurationSeconds": "1"}``); ``brokers`` is the number of brokers, for backends that
-    run ZooKeeper + bookies + several brokers. ``auth="token"`` turns on token authentication with a secret key
-    of this cluster's own, so every cluster accepts only its own tokens.
+    ``broker_settings`` are written into the broker configuration of every broker of this cluster only (e.g.
+    ``{"clusterMigrationCheckDurationSeconds": "1"}`` or ``{"failureDomainsEnabled": "true"}``); ``brokers`` is
+    the number of brokers: 1 is a ``pulsar standalone``, 2 or more is one ZooKeeper, one bookie and that many
+    brokers. ``auth="token"`` turns on token authentication with a secret key of this cluster's own, so every
+    cluster accepts only its own tokens.
     """
 
     name: str
@@ -41,6 +43,11 @@ class ClusterSpec:
             )
         if self.brokers < 1:
             raise ConfigurationError(f"cluster {self.name}: brokers must be at least 1, got {self.brokers}")
+        if self.brokers > MAX_BROKERS:
+            raise ConfigurationError(
+                f"cluster {self.name}: brokers={self.brokers} is more than {MAX_BROKERS}; each broker is a JVM "
+                "of its own, so use at most that many"
+            )
 
 
 def default_names(count: int) -> list[str]:
@@ -76,6 +83,17 @@ def parse_clusters(value: str, source: str = "pulsar_ha_clusters") -> list[Clust
         return [ClusterSpec(name) for name in names]
     except ConfigurationError as exc:
         raise ConfigurationError(f"{source}={value!r}: {exc}") from None
+
+
+def parse_brokers(value: str, source: str = "pulsar_ha_brokers") -> int:
+    """Parse the broker count of every cluster (1 = a standalone; 2 or more = ZooKeeper + bookie + N brokers)."""
+    text = value.strip()
+    if not text.isdigit() or not 1 <= int(text) <= MAX_BROKERS:
+        raise ConfigurationError(
+            f"{source}={value!r} is not a broker count: use a whole number from 1 (one pulsar standalone per "
+            f"cluster) to {MAX_BROKERS} (ZooKeeper, one bookie and that many brokers per cluster)"
+        )
+    return int(text)
 
 
 def ordered_pairs(names: Sequence[str]) -> list[tuple[str, str]]:

@@ -14,7 +14,9 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .load import ORDER_COLUMNS, History, as_history, load_history
+from pytest_pulsar_ha.history import ACK, RECEIVE, SEND
+
+from .load import ORDER_COLUMNS, History, HistoryInputError, as_history, load_history
 from .verdict import Figure, Report, Verdict
 
 if TYPE_CHECKING:
@@ -24,6 +26,9 @@ DEFAULT_EXAMPLES = 5
 ORDER_SCOPES = ("producer", "key")
 NS_PER_S = 1_000_000_000
 LAG_PERCENTILES = (0.5, 0.9, 0.99)
+
+NEEDS: Mapping[str, Sequence[str]] = {"accounting": (SEND,), "availability": (SEND,)}
+"""Checks that cannot judge a history without these event types: such a history is bad input, not a pass."""
 
 Subscriptions = Sequence[str] | Mapping[str | None, Sequence[str]]
 """Names (each expected on every topic that has acknowledged messages), or topic -> names."""
@@ -118,6 +123,10 @@ def check_lost(
                 f"{acknowledged} messages were acknowledged but no subscription received any message "
                 "(pass subscriptions=[] if the scenario has no consumer)"
             )
+    reason = ""
+    if not h.stats.get(ACK):
+        ok = False
+        reason = "no send was acknowledged: no evidence that acknowledged messages are received"
     rows_out: list[dict[str, Any]] = []
     if failing and examples > 0:
         # the few failing (topic, subscription) pairs only: acknowledged there, never received there
@@ -134,7 +143,7 @@ def check_lost(
             .limit(examples)
             .collect()
         )
-    return Verdict("lost", ok, counts, rows_out, summary)
+    return Verdict("lost", ok, counts, rows_out, summary, reason)
 
 
 # ---------------------------------------------------------------------------------------------------- duplicates
@@ -189,6 +198,9 @@ def check_duplicates(
             .collect()
         )
     summary = f"same (producer, seq) received more than once on a subscription; allowed: {max_duplicates}"
+    if not h.stats.get(RECEIVE):
+        reason = "no receive event: no evidence about how often messages are delivered"
+        return Verdict("duplicates", False, counts, rows_out, summary, reason)
     return Verdict("duplicates", duplicates <= max_duplicates, counts, rows_out, summary)
 
 
@@ -310,7 +322,12 @@ def check_ordering(
         if h.cache:
             flagged.unpersist()
     summary = f"first receipts out of seq order among messages acked by the same cluster; scopes: {', '.join(scopes)}"
-    return Verdict("ordering", reorders == 0, counts, rows_out, summary)
+    reason = ""
+    if not h.stats.get(RECEIVE):
+        reason = "no receive event: no order to judge"
+    elif "key" in scopes and not h.stats.get("receive_with_key"):
+        reason = "no received message has a key: no per-key order to judge (use the producer scope)"
+    return Verdict("ordering", reorders == 0 and not reason, counts, rows_out, summary, reason)
 
 
 # ---------------------------------------------------------------------------------------------------- accounting
@@ -328,6 +345,7 @@ def check_accounting(history: History | DataFrame, *, examples: int = DEFAULT_EX
     """
     F = _f()
     h = as_history(history)
+    h.require("accounting", SEND)
     acks = h.acks.select("producer", "seq", "ack_cluster", "ack_ts_ns")
     count = F.expr("count(1) AS value")
     sent = (
@@ -417,7 +435,9 @@ def check_accounting(history: History | DataFrame, *, examples: int = DEFAULT_EX
             .collect()
         )
     summary = "per-cluster sent/acknowledged/received/replicated and replication lag; fails on unknown messages"
-    return Verdict("accounting", totals["received_unknown"] == 0, counts, rows_out, summary)
+    unknown_count = totals["received_unknown"]
+    reason = f"{unknown_count} message(s) received but never sent nor acknowledged (received_unknown)"
+    return Verdict("accounting", unknown_count == 0, counts, rows_out, summary, reason if unknown_count else "")
 
 
 # ---------------------------------------------------------------------------------------------------- availability
@@ -442,6 +462,7 @@ def check_availability(
     if gap_threshold_s <= 0:
         raise ValueError("gap_threshold_s must be positive")
     h = as_history(history)
+    h.require("availability", SEND)
     spark = h.spark
     threshold = max(1, int(gap_threshold_s * NS_PER_S))
     signals = h.of_type("send", "send_error", "ack").select("type", "ts_ns", "producer")
@@ -532,7 +553,8 @@ def check_availability(
     summary = f"windows without any acknowledged send longer than {gap_threshold_s:g} s" + (
         " (overall and per producer)" if per_producer else ""
     )
-    return Verdict("availability", ok, counts, windows, summary)
+    reason = "" if acked else "no send was acknowledged: no evidence that the service was available"
+    return Verdict("availability", ok and not reason, counts, windows, summary, reason)
 
 
 # ---------------------------------------------------------------------------------------------------- all
@@ -560,6 +582,9 @@ def check_history(
     owned = not isinstance(path_or_dataframe, History)
     h = load_history(spark, path_or_dataframe, cache=cache)
     try:
+        missing = h.missing(NEEDS)
+        if missing is not None:
+            raise HistoryInputError(missing)
         verdicts = (
             check_lost(h, subscriptions=subscriptions, examples=examples),
             check_duplicates(h, max_duplicates=max_duplicates, examples=examples),
@@ -570,4 +595,4 @@ def check_history(
     finally:
         if owned:
             h.close()
-    return Report(h.label, verdicts, events=h.stats.get("events"), seconds=time.monotonic() - began)
+    return Report(h.label, verdicts, events=h.stats.get("events"), seconds=time.monotonic() - began, notes=h.notes)

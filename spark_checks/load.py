@@ -9,7 +9,9 @@ With ``cache=True`` these frames are persisted (memory, then disk) until :meth:`
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,15 +20,19 @@ from pytest_pulsar_ha.history import (
     COLUMN_TYPES,
     EVENT_COLUMNS,
     EVENT_TYPES,
+    MAX_TS_NS,
     MESSAGE_EVENT_TYPES,
+    MIN_TS_NS,
     RECEIVE,
     REQUIRED_COLUMNS,
     SEND,
     SEND_ERROR,
 )
 
+from .lines import Tail, bad_lines, local_files, truncated_tails
+
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql import Column, DataFrame, SparkSession
     from pyspark.sql.types import StructType
 
 CORRUPT = "_corrupt_record"
@@ -110,47 +116,80 @@ def _conform(frame: DataFrame, origin: str) -> DataFrame:
     return frame.select(*columns)
 
 
-def read_events(spark: SparkSession, source: str | os.PathLike[str] | DataFrame) -> tuple[DataFrame, bool, str]:
-    """The raw events of a path or DataFrame with ``_file``/``_row`` added: (frame, has corrupt column, label)."""
+@dataclass(frozen=True)
+class Source:
+    """The raw events of a path or DataFrame, with ``_file``/``_row`` added, and what is known about the files."""
+
+    frame: DataFrame
+    label: str
+    has_corrupt: bool = False
+    """The frame has the corrupt-record column (JSON Lines)."""
+    files: list[Path] | None = None
+    """The local JSON Lines files read (None: Parquet, a DataFrame or a remote path): bad lines get file:line."""
+    tails: list[Tail] = field(default_factory=list)
+    """Truncated last lines (a run killed mid-write): skipped and counted, not an error."""
+
+
+def read_events(spark: SparkSession, source: str | os.PathLike[str] | DataFrame) -> Source:
+    """Read the events of a path or DataFrame (not validated yet: see :func:`load_history`)."""
     from pyspark.sql import DataFrame
     from pyspark.sql import functions as F
 
     if isinstance(source, DataFrame):
         frame = _conform(source, "DataFrame")
         frame = frame.select("*", F.lit("").alias("_file"), F.monotonically_increasing_id().alias("_row"))
-        return frame, False, "<DataFrame>"
+        return Source(frame, "<DataFrame>")
     path = os.fspath(source)
     _check_exists(path)
     kind = _format_of(path)
     file_order = [F.col("_metadata.file_path").alias("_file"), F.monotonically_increasing_id().alias("_row")]
     if kind == "json":
+        files = local_files(path, JSON_SUFFIXES)
         reader = spark.read.schema(event_schema(corrupt_column=True)).option("mode", "PERMISSIVE")
         frame = reader.option("columnNameOfCorruptRecord", CORRUPT).json(path)
-        return frame.select(*EVENT_COLUMNS, CORRUPT, *file_order), True, path
+        frame = frame.select(*EVENT_COLUMNS, CORRUPT, *file_order)
+        return Source(frame, path, has_corrupt=True, files=files, tails=truncated_tails(files or []))
     try:
         frame = spark.read.parquet(path)
     except Exception as exc:  # AnalysisException & co: unreadable or empty directory, not Parquet ...
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise HistoryInputError(f"{path}: cannot read as Parquet: {first}") from None
+        raise HistoryInputError(f"{path}: cannot read as Parquet: {_root_cause(exc)}") from None
     frame = _conform(frame, path)
-    return frame.select(*EVENT_COLUMNS, *file_order), False, path
+    return Source(frame.select(*EVENT_COLUMNS, *file_order), path)
 
 
-def _validate(frame: DataFrame, has_corrupt: bool, label: str) -> dict[str, int | None]:
-    """One pass over the events: figures per type, and every rule a history must follow (else HistoryInputError)."""
+def _root_cause(exc: BaseException) -> str:
+    """The first line of the innermost Java cause of a Spark error (else of the error itself), for humans."""
+    cause = getattr(exc, "java_exception", None)
+    text = ""
+    while cause is not None:
+        text = str(cause.getMessage() or cause.toString())
+        cause = cause.getCause()
+    text = (text or str(exc)).strip()
+    first = text.splitlines()[0] if text else type(exc).__name__
+    if "is not a Parquet file" in first:
+        first = re.sub(r"\. Expected magic number.*", "", first)
+        first += " (no Parquet footer: a file cut short, e.g. by a run killed before its writer closed it)"
+    return first[:300]
+
+
+def _row_figures(source: Source) -> list[Column]:
+    """The figures of the first pass: per type, bounds, and the count of rows that break each row rule."""
     from pyspark.sql import functions as F
 
     message_types = ", ".join(f"'{kind}'" for kind in MESSAGE_EVENT_TYPES)
     all_types = ", ".join(f"'{kind}'" for kind in EVENT_TYPES)
-    figures: dict[str, str] = {"events": "count(1)"}
+    whole = f"{CORRUPT} IS NULL AND " if source.has_corrupt else ""  # rules apply to rows that were read whole
+    figures: dict[str, str] = {"events": f"count_if({whole}true)"}
     for name in REQUIRED_COLUMNS:
-        figures[f"null_{name}"] = f"count_if({name} IS NULL)"
-    figures["unknown_type"] = f"count_if(type IS NOT NULL AND type NOT IN ({all_types}))"
-    figures["message_without_id"] = f"count_if(type IN ({message_types}) AND (producer IS NULL OR seq IS NULL))"
-    figures["receive_without_subscription"] = f"count_if(type = '{RECEIVE}' AND subscription IS NULL)"
-    figures["malformed"] = f"count_if({CORRUPT} IS NOT NULL)" if has_corrupt else "0"
+        figures[f"null_{name}"] = f"count_if({whole}{name} IS NULL)"
+    figures["unknown_type"] = f"count_if({whole}type IS NOT NULL AND type NOT IN ({all_types}))"
+    figures["message_without_id"] = f"count_if({whole}type IN ({message_types}) AND (producer IS NULL OR seq IS NULL))"
+    figures["receive_without_subscription"] = f"count_if({whole}type = '{RECEIVE}' AND subscription IS NULL)"
+    figures["ts_out_of_range"] = f"count_if({whole}(ts_ns < {MIN_TS_NS} OR ts_ns >= {MAX_TS_NS}))"
+    figures["corrupt"] = f"count_if({CORRUPT} IS NOT NULL)" if source.has_corrupt else "0"
     for kind in EVENT_TYPES:
         figures[kind] = f"count_if(type = '{kind}')"
+    figures["receive_with_key"] = f"count_if(type = '{RECEIVE}' AND key IS NOT NULL)"
     figures["first_ts_ns"] = "min(ts_ns)"
     figures["last_ts_ns"] = "max(ts_ns)"
     # the bounds of the ack timeline (availability) come with this pass for free
@@ -158,15 +197,27 @@ def _validate(frame: DataFrame, has_corrupt: bool, label: str) -> dict[str, int 
     figures["last_attempt_ts_ns"] = f"max(CASE WHEN type IN ('{SEND}', '{SEND_ERROR}') THEN ts_ns END)"
     figures["first_ack_ts_ns"] = f"min(CASE WHEN type = '{ACK}' THEN ts_ns END)"
     figures["last_ack_ts_ns"] = f"max(CASE WHEN type = '{ACK}' THEN ts_ns END)"
-    row = frame.selectExpr(*[f"{value} AS `{name}`" for name, value in figures.items()]).collect()[0]
-    stats = {name: row[name] for name in figures}
+    columns = [F.expr(value).alias(name) for name, value in figures.items()]
+    texts = sorted({tail.text for tail in source.tails})
+    truncated = F.count_if(F.col(CORRUPT).isin(texts)) if texts else F.lit(0)
+    return [*columns, truncated.alias("truncated")]
+
+
+def _row_problems(frame: DataFrame, source: Source, stats: dict[str, int | None]) -> list[str]:
+    """The row rules a history breaks, each with its count (and an example where the row itself does not say)."""
+    from pyspark.sql import functions as F
+
     problems = []
-    if stats["malformed"]:
-        example = frame.where(F.col(CORRUPT).isNotNull()).select(CORRUPT).first()
-        text = (example[0] if example else "")[:200]
-        problems.append(f"{stats['malformed']} malformed line(s) (not a JSON object of the right types), e.g. {text!r}")
+    malformed = (stats["corrupt"] or 0) - (stats["truncated"] or 0)
+    if malformed:
+        example = ""
+        if not source.files:
+            texts = [tail.text for tail in source.tails]
+            row = frame.where(F.col(CORRUPT).isNotNull() & ~F.col(CORRUPT).isin(texts)).select(CORRUPT).first()
+            example = f", e.g. {(row[0] if row else '')[:200]!r}"
+        problems.append(f"{malformed} malformed line(s) (not a JSON object of the right types){example}")
     for name in REQUIRED_COLUMNS:
-        if stats[f"null_{name}"] and stats[f"null_{name}"] > stats["malformed"]:
+        if stats[f"null_{name}"]:
             problems.append(f"column {name} is missing or null in {stats[f'null_{name}']} event(s)")
     if stats["unknown_type"]:
         found = [r[0] for r in frame.where(~F.col("type").isin(*EVENT_TYPES)).select("type").distinct().take(5)]
@@ -177,19 +228,98 @@ def _validate(frame: DataFrame, has_corrupt: bool, label: str) -> dict[str, int 
         )
     if stats["receive_without_subscription"]:
         problems.append(f"{stats['receive_without_subscription']} receive event(s) lack the column subscription")
+    if stats["ts_out_of_range"]:
+        problems.append(
+            f"{stats['ts_out_of_range']} event(s) with ts_ns outside 2000-01-01..2100-01-01 (ts_ns is nanoseconds "
+            "since the epoch, not seconds nor milliseconds)"
+        )
+    return problems
+
+
+def _message_problems(frame: DataFrame) -> list[str]:
+    """The rules about messages: a seq is sent once; an ack or send_error follows a send of the same message."""
+    from pyspark.sql import functions as F
+
+    outcome_types = f"'{ACK}', '{SEND_ERROR}'"
+    per_message = (
+        frame.where(f"type IN ('{SEND}', {outcome_types})")
+        .groupBy("producer", "seq")
+        .agg(
+            F.expr(f"count_if(type = '{SEND}') AS sends"),
+            F.expr(f"count_if(type IN ({outcome_types})) AS outcomes"),
+        )
+    )
+    row = per_message.selectExpr(
+        "count_if(sends > 1) AS resent",
+        "coalesce(sum(CASE WHEN sends = 0 THEN outcomes END), 0) AS orphans",
+    ).collect()[0]
+    problems = []
+    if row["resent"]:
+        examples = _examples(per_message.where("sends > 1"))
+        problems.append(f"{row['resent']} (producer, seq) sent more than once (a seq is never reused), e.g. {examples}")
+    if row["orphans"]:
+        examples = _examples(per_message.where("sends = 0"))
+        problems.append(
+            f"{row['orphans']} ack/send_error event(s) without a send event for the same (producer, seq), e.g. "
+            f"{examples}"
+        )
+    return problems
+
+
+def _examples(frame: DataFrame, count: int = 3) -> str:
+    rows = frame.orderBy("producer", "seq").select("producer", "seq").take(count)
+    return ", ".join(f"{row['producer']}/{row['seq']}" for row in rows)
+
+
+def _validate(source: Source, frame: DataFrame) -> dict[str, int | None]:
+    """Figures per type, and every rule a history must follow (else :class:`HistoryInputError`).
+
+    One pass for the figures and the row rules; when those hold, one more for the message rules.
+    """
+    row = frame.select(*_row_figures(source)).collect()[0]
+    stats: dict[str, int | None] = row.asDict()
+    problems = _row_problems(frame, source, stats)
+    if problems and source.files:
+        located = list(bad_lines(source.files, skip=source.tails))
+        if located:
+            problems.append("first bad lines: " + "; ".join(located))
+    if not problems and not stats["events"]:
+        raise HistoryInputError(
+            f"{source.label}: holds no events (an empty history: did the run stop before its first event?)"
+        )
+    if not problems:
+        problems = _message_problems(frame)
     if problems:
-        raise HistoryInputError(f"{label}: not a valid history: " + "; ".join(problems))
+        raise HistoryInputError(f"{source.label}: not a valid history: " + "; ".join(problems))
     return {name: value for name, value in stats.items() if not name.startswith("null_")}
+
+
+def _notes(source: Source) -> list[str]:
+    if not source.tails:
+        return []
+    count = len(source.tails)
+    where = ", ".join(str(tail) for tail in source.tails)
+    return [f"skipped {count} truncated last line{'s' if count > 1 else ''} (a run killed mid-write): {where}"]
 
 
 class History:
     """The events of one history in Spark, validated, with the frames the checks share (built lazily)."""
 
-    def __init__(self, events: DataFrame, *, label: str, stats: Mapping[str, int | None], cache: bool) -> None:
+    def __init__(
+        self,
+        events: DataFrame,
+        *,
+        label: str,
+        stats: Mapping[str, int | None],
+        cache: bool,
+        notes: Sequence[str] = (),
+    ) -> None:
         self.events = events
         self.label = label
         self.stats = dict(stats)
         self.cache = cache
+        self.notes = tuple(notes)
+        """What the reading skipped or assumed (e.g. a truncated last line), for the report."""
         self._cached: list[DataFrame] = [events] if cache else []
         self._acks: DataFrame | None = None
         self._receipts: DataFrame | None = None
@@ -198,6 +328,33 @@ class History:
     @property
     def spark(self) -> SparkSession:
         return self.events.sparkSession
+
+    def missing(self, needs: Mapping[str, Sequence[str]]) -> str | None:
+        """What is missing for checks that need events of some types: ``needs`` is check -> event types.
+
+        Returns None when every check has its events, else one sentence naming the missing types, the checks
+        that need them, and what the history holds instead.
+        """
+        wanted: dict[str, list[str]] = {}
+        for check, types in needs.items():
+            for kind in types:
+                if not self.stats.get(kind):
+                    wanted.setdefault(kind, []).append(check)
+        if not wanted:
+            return None
+        held = ", ".join(f"{self.stats[kind]} {kind}" for kind in EVENT_TYPES if self.stats.get(kind)) or "nothing"
+        parts = [
+            f"no {kind} event: the check{'s' if len(checks) > 1 else ''} {', '.join(sorted(checks))} "
+            f"need{'' if len(checks) > 1 else 's'} {kind} events"
+            for kind, checks in wanted.items()
+        ]
+        return f"{self.label}: " + "; ".join(parts) + f" (the history holds: {held} events)"
+
+    def require(self, check: str, *types: str) -> None:
+        """Raise :class:`HistoryInputError` when the history has no event of one of ``types`` (``check`` needs it)."""
+        problem = self.missing({check: types})
+        if problem is not None:
+            raise HistoryInputError(problem)
 
     def _keep(self, frame: DataFrame) -> DataFrame:
         if self.cache:
@@ -309,17 +466,19 @@ def load_history(
     """
     if isinstance(source, History):
         return source
-    frame, has_corrupt, label = read_events(spark, source)
-    if cache:
-        frame = frame.persist()
+    read = read_events(spark, source)
+    frame = read.frame.persist() if cache else read.frame
     try:
-        stats = _validate(frame, has_corrupt, label)
+        stats = _validate(read, frame)
     except BaseException:
         if cache:
             frame.unpersist()
         raise
-    events = frame.drop(CORRUPT) if has_corrupt else frame
-    history = History(events, label=label, stats=stats, cache=cache)
+    events = frame
+    if read.has_corrupt:
+        events = frame.where(f"{CORRUPT} IS NULL") if read.tails else frame
+        events = events.drop(CORRUPT)
+    history = History(events, label=read.label, stats=stats, cache=cache, notes=_notes(read))
     if cache:
         history._cached = [frame]  # the frame without the corrupt column is read from the cached one
     return history

@@ -61,11 +61,15 @@ class Verdict:
     examples: list[dict[str, Any]] = field(default_factory=list)
     summary: str = ""
     """One line: what was checked and with which parameters."""
+    reason: str = ""
+    """Why it failed when no figure says it: the evidence that is missing (empty otherwise)."""
 
     def describe(self) -> str:
-        """Several lines: status, the figures, then the examples."""
+        """Several lines: status, the reason, the figures, then the examples."""
         status = "ok" if self.ok else "FAILED"
         lines = [f"[{status}] {self.name}" + (f": {self.summary}" if self.summary else "")]
+        if self.reason:
+            lines.append(f"    why: {self.reason}")
         width = max((len(name) for name in self.counts), default=0)
         for name, value in self.counts.items():
             lines.append(f"    {name:<{width}}  {format_figure(name, value)}")
@@ -79,6 +83,7 @@ class Verdict:
             "name": self.name,
             "ok": self.ok,
             "summary": self.summary,
+            "reason": self.reason,
             "counts": dict(self.counts),
             "examples": [dict(row) for row in self.examples],
         }
@@ -96,6 +101,8 @@ class Report:
     events: int | None = None
     seconds: float | None = None
     """How long the checks took (wall clock)."""
+    notes: tuple[str, ...] = ()
+    """What reading the history skipped or assumed (e.g. a truncated last line)."""
 
     @property
     def ok(self) -> bool:
@@ -124,6 +131,7 @@ class Report:
             head += f": {self.events} events"
         if self.seconds is not None:
             head += f", checked in {self.seconds:.1f} s"
+        head += "".join(f"\nnote: {note}" for note in self.notes)
         body = "\n".join(verdict.describe() for verdict in self.verdicts)
         if self.ok:
             tail = f"PASS: all {len(self.verdicts)} checks ok"
@@ -137,6 +145,7 @@ class Report:
             "ok": self.ok,
             "events": self.events,
             "seconds": self.seconds,
+            "notes": list(self.notes),
             "verdicts": [verdict.to_dict() for verdict in self.verdicts],
         }
 

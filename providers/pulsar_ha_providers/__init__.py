@@ -8,7 +8,7 @@ from .auto_failover import AutoClusterFailover
 from .controlled_config import ControlledConfiguration
 from .controlled_failover import ControlledClusterFailover
 from .endpoints import ClusterEndpoint
-from .events import EventHub, PollEvent, ProbeEvent, SwitchEvent
+from .events import EventHub, PollEvent, ProbeEvent, SwitchEvent, SwitchFailedEvent
 from .probes import HealthProbe, LookupProbe, Probe, TcpProbe
 from .url_provider_service import UrlProviderService
 
@@ -24,6 +24,7 @@ __all__ = [
     "Probe",
     "ProbeEvent",
     "SwitchEvent",
+    "SwitchFailedEvent",
     "TcpProbe",
     "UrlProviderService",
 ]

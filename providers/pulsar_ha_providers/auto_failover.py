@@ -10,10 +10,11 @@ from typing import Any
 
 from .durations import Duration, seconds
 from .endpoints import ClusterEndpoint
-from .events import EventHub, SwitchEvent
-from .failover_policy import FailoverPolicy
+from .events import EventHub, SwitchEvent, SwitchFailedEvent
+from .failover_policy import DEFAULT_TOLERANCE_S, FailoverPolicy
 from .periodic import PeriodicProvider
 from .probes import Probe, make_probe
+from .reasons import one_line
 
 log = logging.getLogger("pulsar_ha_providers.auto")
 
@@ -56,7 +57,12 @@ class AutoClusterFailover(PeriodicProvider):
                 f"({self.check_interval}s), or a blackholed endpoint would stall the probe loop"
             )
         self.probe = make_probe(probe)
-        self.policy = FailoverPolicy(len(self.endpoints), self.failover_delay, self.switch_back_delay)
+        self.policy = FailoverPolicy(
+            len(self.endpoints),
+            self.failover_delay,
+            self.switch_back_delay,
+            tolerance=min(DEFAULT_TOLERANCE_S, self.check_interval / 4),
+        )
         self.events = EventHub()
         self.interval = self.check_interval
         self.thread_name = "pulsar-ha-auto-failover"
@@ -85,16 +91,36 @@ class AutoClusterFailover(PeriodicProvider):
 
     # -- the probe loop --------------------------------------------------------------------------------
 
-    def tick(self) -> None:
-        """Probe every endpoint at once (each within ``probe_timeout``) and apply the policy's decision."""
+    def tick(self, scheduled_at: float | None = None) -> None:
+        """Probe every endpoint at once (each within ``probe_timeout``) and apply the policy's decision.
+
+        ``scheduled_at`` (``time.monotonic()``) is the time the tick stands for; the policy measures its
+        delays from it, so a probe that runs into its timeout does not delay the switch by a whole interval.
+        The switch is recorded only once the client took it; if the client's update raises, the failure is
+        published as a :class:`SwitchFailedEvent` and the next tick decides (and tries) again.
+        """
+        now = time.monotonic() if scheduled_at is None else scheduled_at
         results = list(self._pool.map(lambda e: self.probe.run(e, self.probe_timeout), self.endpoints))
         for result in results:
             self.events.publish(result)
-        before = self.policy.current
-        decision = self.policy.tick(time.monotonic(), {i: r.ok for i, r in enumerate(results)})
+        before = self.endpoints[self.policy.current]
+        decision = self.policy.tick(now, {i: r.ok for i, r in enumerate(results)})
         if decision is None:
             return
         target = self.endpoints[decision.target]
-        log.warning("switching from %s to %s: %s", self.endpoints[before].name, target.name, decision.reason)
-        self.switch(target.service_info())
-        self.events.publish(SwitchEvent(self.endpoints[before].name, target.name, decision.reason))
+        try:
+            self.switch(target.service_info())
+        except Exception as exc:
+            error = one_line(exc)
+            log.warning(
+                "could not switch from %s to %s (%s): the client refused the update: %s; retrying on the next check",
+                before.name,
+                target.name,
+                decision.reason,
+                error,
+            )
+            self.events.publish(SwitchFailedEvent(before.name, target.name, decision.reason, error))
+            return
+        self.policy.commit(decision)
+        log.warning("switched from %s to %s: %s", before.name, target.name, decision.reason)
+        self.events.publish(SwitchEvent(before.name, target.name, decision.reason))

@@ -1,22 +1,27 @@
-"""The URL provider's answer (PIP-121 ``ControlledConfiguration``): parsing, validation, credentials."""
+"""The URL provider's answer (PIP-121 ``ControlledConfiguration``): parsing and complete validation.
+
+:meth:`ControlledConfiguration.from_json` either returns a configuration the client can be switched to (its
+``pulsar.ServiceInfo`` has been built once already) or raises :class:`ConfigurationRejected` with a one-line
+reason: never another exception, whatever the bytes (deeply nested JSON, huge numbers, wrong types, malformed
+service URLs or auth parameters, paths to devices...).
+"""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
 
-TOKEN_PLUGINS = {"org.apache.pulsar.client.impl.auth.AuthenticationToken", "token"}
-TLS_PLUGINS = {"org.apache.pulsar.client.impl.auth.AuthenticationTls", "tls"}
-BASIC_PLUGINS = {"org.apache.pulsar.client.impl.auth.AuthenticationBasic", "basic"}
-OAUTH2_PLUGINS = {"org.apache.pulsar.client.impl.auth.oauth2.AuthenticationOAuth2", "oauth2"}
-KNOWN_PLUGINS = TOKEN_PLUGINS | TLS_PLUGINS | BASIC_PLUGINS | OAUTH2_PLUGINS
+from .auth_params import authentication as build_authentication
+from .auth_params import plugin_kind
+from .controlled_errors import ConfigurationRejected
+from .credential_files import check_readable_file
+from .reasons import one_line
+from .service_urls import validate_service_url
 
+__all__ = ["ConfigurationRejected", "ControlledConfiguration"]
 
-class ConfigurationRejected(Exception):
-    """The URL provider's answer cannot be applied; the message says why and never holds secrets."""
+FIELDS = ("serviceUrl", "tlsTrustCertsFilePath", "authPluginClassName", "authParamsString")
 
 
 @dataclass(frozen=True)
@@ -38,55 +43,52 @@ class ControlledConfiguration:
 
     @classmethod
     def from_json(cls, body: bytes) -> ControlledConfiguration:
-        try:
-            data = json.loads(body)
-        except (ValueError, UnicodeDecodeError) as exc:
-            where = f" at line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
-            raise ConfigurationRejected(f"the answer is not valid JSON{where}") from None
-        if not isinstance(data, dict):
-            raise ConfigurationRejected(f"the answer is JSON {type(data).__name__}, expected an object")
+        """Parse and validate an answer completely; raise :class:`ConfigurationRejected` on anything wrong."""
+        data = _parse(body)
         url = data.get("serviceUrl")
-        if not isinstance(url, str) or not url.strip():
+        if url is None or url == "" or (isinstance(url, str) and not url.strip()):
             raise ConfigurationRejected("the answer has no serviceUrl (missing or empty)")
-        parsed = urlparse(url)
-        if parsed.scheme not in ("pulsar", "pulsar+ssl") or not parsed.hostname:
-            raise ConfigurationRejected(f"serviceUrl {url!r} is not a pulsar:// or pulsar+ssl:// URL")
+        if not isinstance(url, str):
+            raise ConfigurationRejected(f"serviceUrl must be a string, found {type(url).__name__}")
         config = cls(
-            service_url=url.strip(),
+            service_url=validate_service_url(url.strip()),
             tls_trust_certs_file_path=_optional_text(data, "tlsTrustCertsFilePath"),
             auth_plugin_class_name=_optional_text(data, "authPluginClassName"),
             auth_params_string=_optional_text(data, "authParamsString"),
         )
-        config.authentication()  # reject unknown plugins and unusable parameters now
+        if config.auth_plugin_class_name:
+            plugin_kind(config.auth_plugin_class_name)
+        if config.tls_trust_certs_file_path:
+            check_readable_file(config.tls_trust_certs_file_path, "tlsTrustCertsFilePath")
+        config.service_info()  # everything the switch will need, built once now
         return config
 
     def authentication(self) -> Any:
-        """The ``pulsar.Authentication`` this configuration names, or None."""
-        plugin, params = self.auth_plugin_class_name, self.auth_params_string or ""
-        if not plugin:
-            return None
-        if plugin not in KNOWN_PLUGINS:
-            raise ConfigurationRejected(
-                f"unknown authPluginClassName {plugin!r}; supported: token, tls, basic, oauth2 "
-                "(or their org.apache.pulsar.client.impl.auth class names)"
-            )
-        import pulsar
-
-        if plugin in TOKEN_PLUGINS:
-            return pulsar.AuthenticationToken(_token(params))
-        if plugin in TLS_PLUGINS:
-            parts = dict(p.split(":", 1) for p in params.split(",") if ":" in p)
-            if "tlsCertFile" not in parts or "tlsKeyFile" not in parts:
-                raise ConfigurationRejected("AuthenticationTls needs authParamsString tlsCertFile:...,tlsKeyFile:...")
-            return pulsar.AuthenticationTLS(parts["tlsCertFile"], parts["tlsKeyFile"])
-        if plugin in BASIC_PLUGINS:
-            return pulsar.AuthenticationBasic(auth_params_string=params)
-        return pulsar.AuthenticationOauth2(params)
+        """The ``pulsar.Authentication`` this configuration names, or None; raises ConfigurationRejected."""
+        return build_authentication(self.auth_plugin_class_name, self.auth_params_string or "")
 
     def service_info(self) -> Any:
+        """The ``pulsar.ServiceInfo`` to switch to; raises ConfigurationRejected if the client refuses it."""
         import pulsar
 
-        return pulsar.ServiceInfo(self.service_url, self.authentication(), self.tls_trust_certs_file_path)
+        auth = self.authentication()
+        try:
+            return pulsar.ServiceInfo(self.service_url, auth, self.tls_trust_certs_file_path)
+        except Exception as exc:
+            raise ConfigurationRejected(f"the Python client refused the service URL: {one_line(exc)}") from None
+
+
+def _parse(body: bytes) -> dict[str, Any]:
+    try:
+        data = json.loads(body)
+    except RecursionError:
+        raise ConfigurationRejected("the answer nests JSON too deeply to parse") from None
+    except (ValueError, UnicodeDecodeError, TypeError) as exc:
+        where = f" at line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
+        raise ConfigurationRejected(f"the answer is not valid JSON{where}") from None
+    if not isinstance(data, dict):
+        raise ConfigurationRejected(f"the answer is JSON {type(data).__name__}, expected an object")
+    return data
 
 
 def _optional_text(data: dict[str, Any], key: str) -> str | None:
@@ -96,20 +98,3 @@ def _optional_text(data: dict[str, Any], key: str) -> str | None:
     if not isinstance(value, str):
         raise ConfigurationRejected(f"{key} must be a string, found {type(value).__name__}")
     return value
-
-
-def _token(params: str) -> str:
-    """Token parameters as the Java client accepts them: ``token:<jwt>``, ``file:<path>`` or the bare token."""
-    if params.startswith("token:"):
-        token = params.removeprefix("token:")
-    elif params.startswith("file:"):
-        path = params.removeprefix("file:").removeprefix("//")
-        try:
-            token = Path(path).read_text().strip()
-        except OSError as exc:
-            raise ConfigurationRejected(f"token file {path} cannot be read: {exc.strerror}") from None
-    else:
-        token = params
-    if not token:
-        raise ConfigurationRejected("AuthenticationToken needs a token in authParamsString")
-    return token

@@ -40,7 +40,21 @@ class SwitchEvent:
     ts: float = field(default_factory=time.time)
 
 
-Event = ProbeEvent | PollEvent | SwitchEvent
+@dataclass(frozen=True)
+class SwitchFailedEvent:
+    """A switch the provider decided but the client did not take (its update callback raised).
+
+    The provider keeps its previous cluster as the one in use and tries again on the next check or poll.
+    """
+
+    from_cluster: str
+    to_cluster: str
+    reason: str
+    error: str
+    ts: float = field(default_factory=time.time)
+
+
+Event = ProbeEvent | PollEvent | SwitchEvent | SwitchFailedEvent
 Listener = Callable[[Event], None]
 
 

@@ -28,7 +28,11 @@ def _release(provider: PeriodicProvider) -> None:
 
 
 class PeriodicProvider(pulsar.ServiceInfoProvider):  # type: ignore[misc]
-    """Subclasses set ``interval`` and implement ``initial_service_info`` and ``tick``."""
+    """Subclasses set ``interval`` and implement ``initial_service_info`` and ``tick``.
+
+    The loop calls ``tick(scheduled_at)`` with the tick's scheduled ``time.monotonic()`` time: the moment the
+    tick stands for, whatever the thread's wake-up delay or the time the tick itself takes.
+    """
 
     interval: float
     thread_name = "pulsar-ha-provider"
@@ -42,11 +46,14 @@ class PeriodicProvider(pulsar.ServiceInfoProvider):  # type: ignore[misc]
     def __hash__(self) -> int:
         return id(self)
 
-    def tick(self) -> None:
+    def tick(self, scheduled_at: float | None = None) -> None:
         raise NotImplementedError
 
     def switch(self, service_info: Any) -> None:
-        """Hand the client a new ``pulsar.ServiceInfo`` (the client reconnects everything to it)."""
+        """Hand the client a new ``pulsar.ServiceInfo`` (the client reconnects everything to it).
+
+        Raises whatever the client's update callback raises: the caller must not record the switch then.
+        """
         if self._update is not None:
             self._update(service_info)
 
@@ -68,7 +75,7 @@ class PeriodicProvider(pulsar.ServiceInfoProvider):  # type: ignore[misc]
         next_tick = time.monotonic() + self.interval
         while not self._stop.wait(max(0.0, next_tick - time.monotonic())):
             try:
-                self.tick()
+                self.tick(next_tick)
             except Exception:
                 log.exception("%s: an iteration failed; continuing", self.thread_name)
             next_tick = max(next_tick + self.interval, time.monotonic())

@@ -38,7 +38,9 @@ def run_with_progress(
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
     )
-    assert process.stdout is not None
+    if process.stdout is None:  # stdout=PIPE always gives one; a replaced Popen might not
+        process.kill()
+        raise RuntimeError(f"{what}: the command {argv[0]} has no stdout pipe to read its progress from")
     buffer = b""
     while chunk := process.stdout.read1(65536):  # type: ignore[attr-defined]
         buffer += chunk

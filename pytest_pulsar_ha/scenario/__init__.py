@@ -37,6 +37,7 @@ from .model import (
     TimeoutFault,
     Topic,
     Topology,
+    UrlProviderFault,
     Workload,
 )
 from .quantities import Bandwidth, Duration, Rate, Size
@@ -81,6 +82,7 @@ __all__ = [
     "TimeoutFault",
     "Topic",
     "Topology",
+    "UrlProviderFault",
     "Workload",
     "is_scenario_file",
     "load_scenarios",

@@ -83,7 +83,7 @@ def get_runner(config: pytest.Config) -> Runner:
     return cast(Runner, module.run_scenario)
 
 
-_COLLECTED = pytest.StashKey[set[Path]]()
+_SEEN = pytest.StashKey[dict[Path, Path]]()
 
 
 def collect_scenario_file(parent: pytest.Collector, file_path: Path) -> ScenarioFile | None:
@@ -93,10 +93,12 @@ def collect_scenario_file(parent: pytest.Collector, file_path: Path) -> Scenario
     """
     if not is_scenario_file(file_path):
         return None
-    collected = parent.stash.setdefault(_COLLECTED, set())
-    if file_path in collected:
+    # Every implementation of one `pytest_collect_file` call gets the same path object; pytest collects a
+    # directory again (a new path object) for each command-line argument in it, and each time it needs the file.
+    seen = parent.stash.setdefault(_SEEN, {})
+    if seen.get(file_path) is file_path:
         return None
-    collected.add(file_path)
+    seen[file_path] = file_path
     register_markers(parent.config)
     return ScenarioFile.from_parent(parent, path=file_path)
 

@@ -13,12 +13,10 @@ import os
 import re
 import types
 import typing
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import yaml
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
@@ -28,6 +26,8 @@ from ._introspect import tags as _tags
 from .errors import Problem, ScenarioError
 from .model import PROBLEMS_ERROR, SCENARIO_NAME_PATTERN, Loc, Scenario, dotted
 from .quantities import QUANTITY_ERROR_TYPES, describe
+from .ranges import number_range, with_metadata
+from .yaml_document import YamlProblem, compose
 
 #: Scenario files are the files whose name ends with this suffix.
 FILE_SUFFIX = ".pulsar-ha.yaml"
@@ -36,6 +36,19 @@ FILE_SUFFIX = ".pulsar-ha.yaml"
 EXTENSION_PREFIX = "x-"
 
 _CUSTOM_ERRORS = QUANTITY_ERROR_TYPES | {"name", "true_only"}
+# errors on a number: the message says the whole valid range
+_NUMBER_ERRORS = {
+    "int_type",
+    "int_parsing",
+    "int_from_float",
+    "float_type",
+    "float_parsing",
+    "finite_number",
+    "greater_than_equal",
+    "greater_than",
+    "less_than_equal",
+    "less_than",
+}
 
 
 def is_scenario_file(path: str | os.PathLike[str]) -> bool:
@@ -78,85 +91,31 @@ def load_scenarios(path: str | os.PathLike[str], *, display_path: str | None = N
     file = Path(path)
     shown = display_path if display_path is not None else os.fspath(path)
     try:
-        text = file.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ScenarioError([Problem(shown, 1, "", f"expected a UTF-8 text file, found {exc.reason}")]) from None
+        data = file.read_bytes()
     except OSError as exc:
         raise ScenarioError([Problem(shown, 1, "", f"cannot read the file: {exc.strerror or exc}")]) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ScenarioError([_not_utf8(shown, data, exc)]) from None
     return parse_scenarios(text, file, display_path=shown)
+
+
+def _not_utf8(shown: str, data: bytes, exc: UnicodeDecodeError) -> Problem:
+    line_start = data.rfind(b"\n", 0, exc.start) + 1
+    line = data.count(b"\n", 0, exc.start) + 1
+    column = exc.start - line_start + 1
+    message = (
+        f"expected a UTF-8 text file, found the byte 0x{data[exc.start]:02x} (column {column}) that is not valid "
+        "UTF-8; save the file as UTF-8"
+    )
+    return Problem(shown, line, "", message)
 
 
 def parse_scenarios(text: str, path: str | os.PathLike[str], *, display_path: str | None = None) -> list[ScenarioCase]:
     """Validate the text of a scenario file; ``path`` is recorded in the cases (and named in messages)."""
     shown = display_path if display_path is not None else os.fspath(path)
     return _FileLoader(Path(path), shown).load(text)
-
-
-# -- YAML with line numbers ----------------------------------------------------------------------------------
-
-
-class _Document(NamedTuple):
-    data: Any
-    lines: dict[Loc, int]
-
-
-class _YamlProblem(Exception):
-    def __init__(self, line: int, message: str) -> None:
-        super().__init__(message)
-        self.line = line
-        self.message = message
-
-
-def _compose(text: str, report: Callable[[Loc, int, str], None]) -> _Document | None:
-    """Plain data (dicts, lists, scalars) and the line of every key path: a mapping entry's line is its key's."""
-    loader = yaml.SafeLoader(text)
-    try:
-        try:
-            root = loader.get_single_node()
-        except yaml.MarkedYAMLError as exc:
-            mark = exc.problem_mark or exc.context_mark
-            if isinstance(exc, yaml.composer.ComposerError) and "single document" in (exc.context or ""):
-                raise _YamlProblem(mark.line + 1 if mark else 1, "expected one YAML document, found several") from None
-            problem = exc.problem or "invalid YAML"
-            context = (
-                f" ({exc.context} on line {exc.context_mark.line + 1})" if exc.context and exc.context_mark else ""
-            )
-            raise _YamlProblem(mark.line + 1 if mark else 1, f"YAML syntax error: {problem}{context}") from None
-        except yaml.YAMLError as exc:
-            raise _YamlProblem(1, f"YAML syntax error: {exc}") from None
-        if root is None:
-            return None
-        lines: dict[Loc, int] = {}
-
-        def convert(node: yaml.Node, loc: Loc, line: int) -> Any:
-            lines[loc] = line
-            if isinstance(node, yaml.MappingNode):
-                loader.flatten_mapping(node)  # YAML merge keys (<<: *anchor)
-                result: dict[str, Any] = {}
-                for key_node, value_node in node.value:
-                    key_line = key_node.start_mark.line + 1
-                    key = loader.construct_object(key_node) if isinstance(key_node, yaml.ScalarNode) else key_node
-                    if not isinstance(key, str):
-                        found = "a list" if isinstance(key, yaml.Node) else describe(key)
-                        report(loc, key_line, f"expected keys to be text, found {found}")
-                        continue
-                    if key in result:
-                        first = lines[(*loc, key)]
-                        report((*loc, key), key_line, f"duplicate key {key!r} (first on line {first})")
-                        continue
-                    result[key] = convert(value_node, (*loc, key), key_line)
-                return result
-            if isinstance(node, yaml.SequenceNode):
-                return [convert(item, (*loc, i), item.start_mark.line + 1) for i, item in enumerate(node.value)]
-            try:
-                return loader.construct_object(node)
-            except yaml.constructor.ConstructorError as exc:
-                report(loc, line, f"expected a plain YAML value, found the tag {node.tag!r}: {exc.problem}")
-                return None
-
-        return _Document(convert(root, (), root.start_mark.line + 1), lines)
-    finally:
-        loader.dispose()
 
 
 # -- pydantic errors, in plain words -------------------------------------------------------------------------
@@ -173,7 +132,7 @@ class _Walk(NamedTuple):
 def _field(model: type[BaseModel], key: str | int) -> Any:
     for name, field in model.model_fields.items():
         if key in (name, field.alias):
-            return field.annotation
+            return with_metadata(field)
     return None
 
 
@@ -266,6 +225,9 @@ def _explain(error: ErrorDetails, data: Any) -> list[_Explained]:
         return _explain_length(kind, loc, ctx, error["input"], walk.annotation)
     if kind in _CUSTOM_ERRORS:
         return [(loc, loc, error["msg"])]
+    numbers = number_range(walk.annotation) if kind in _NUMBER_ERRORS else None
+    if numbers is not None:
+        return [(loc, loc, f"expected {numbers}, found {found}")]
     return [(loc, loc, _plain(kind, ctx, found, error))]
 
 
@@ -393,9 +355,9 @@ class _FileLoader:
 
     def load(self, text: str) -> list[ScenarioCase]:
         try:
-            document = _compose(text, self.report_yaml)
-        except _YamlProblem as exc:
-            raise ScenarioError([Problem(self.shown, exc.line, "", exc.message)]) from None
+            document = compose(text, self.report_yaml)
+        except YamlProblem as exc:
+            raise ScenarioError([Problem(self.shown, exc.line, dotted(exc.loc), exc.message)]) from None
         if document is None:
             raise ScenarioError(
                 [Problem(self.shown, 1, "", "the file is empty: expected a mapping with the key 'scenarios'")]
@@ -501,6 +463,16 @@ class _FileLoader:
         scenario, explained = self._validate(_merge(base, override))
         label = f" (in variant {variant_id!r})" if isinstance(variant_id, str) else " (in a variant)"
         for where, line_at, message in explained:
+            nulled = _nulled_required(override, where, message)
+            if nulled is not None:
+                missing = (*where, nulled)
+                self.report(
+                    (*loc, *missing),
+                    f"{nulled!r} is required (it has no default), so null cannot bring it back to a default; "
+                    "give a value or leave the key out",
+                    self.line((*loc, *missing)),
+                )
+                continue
             from_variant = _overridden(override, line_at)
             if not from_variant and line_at in base_problems:
                 continue  # a problem of the scenario itself, reported once for it
@@ -517,13 +489,27 @@ class _FileLoader:
 
 
 def _merge(base: Any, override: Any) -> Any:
-    """``override`` deep-merged over ``base``: mappings merge key by key; anything else replaces."""
+    """``override`` deep-merged over ``base``: mappings merge key by key, a null removes the key (its default
+    applies), anything else replaces."""
     if isinstance(base, dict) and isinstance(override, dict):
         merged = dict(base)
         for key, value in override.items():
-            merged[key] = _merge(base[key], value) if key in base else value
+            if value is None:
+                merged.pop(key, None)
+            else:
+                merged[key] = _merge(base[key], value) if key in base else value
         return merged
     return override
+
+
+def _nulled_required(override: dict[str, Any], where: Loc, message: str) -> str | None:
+    """The key that ``message`` says is missing at ``where`` when the variant set it to null, else None."""
+    node = _get(override, where) if where else override
+    if not isinstance(node, dict):
+        return None
+    return next(
+        (key for key, value in node.items() if value is None and message == f"missing required key {key!r}"), None
+    )
 
 
 def _overridden(override: dict[str, Any], loc: Loc) -> bool:

@@ -26,7 +26,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from .quantities import Bandwidth, Duration, Rate, Size
+from .quantities import AboveZero, Bandwidth, Duration, Rate, Size
 
 Loc = tuple[str | int, ...]
 
@@ -50,6 +50,7 @@ FAULT_KINDS = (
     "reset",
     "replication_cut",
     "operator_switch",
+    "url_provider",
 )
 EXPECTATION_KINDS = (
     "switch",
@@ -89,14 +90,6 @@ def _matching(pattern: str, expected: str) -> Callable[[str], str]:
 
 def _string(pattern: str, description: str) -> WithJsonSchema:
     return WithJsonSchema({"type": "string", "pattern": f"^{pattern}$", "description": description})
-
-
-def _positive(value: Duration) -> Duration:
-    if value.seconds <= 0:
-        raise PydanticCustomError(
-            "duration", "{message}", {"message": f"expected a duration above zero, found {value.text!r}"}
-        )
-    return value
 
 
 def _true(value: bool) -> bool:
@@ -140,10 +133,16 @@ TopicName = Annotated[
     ),
     _string(TOPIC_NAME_PATTERN, "A topic's local name (the namespace is chosen by the runner)."),
 ]
-PositiveDuration = Annotated[Duration, AfterValidator(_positive)]
+#: The largest whole number a count may be (Pulsar and its Java clients count with 32-bit ints).
+MAX_COUNT = 2**31 - 1
+#: The largest seed (a Java long).
+MAX_SEED = 2**63 - 1
+
+PositiveDuration = Annotated[Duration, AboveZero()]
 TrueFlag = Annotated[bool, Strict(), AfterValidator(_true), WithJsonSchema({"const": True})]
-Count = Annotated[int, Strict(), Field(ge=0)]
-PositiveCount = Annotated[int, Strict(), Field(ge=1)]
+Count = Annotated[int, Strict(), Field(ge=0, le=MAX_COUNT)]
+PositiveCount = Annotated[int, Strict(), Field(ge=1, le=MAX_COUNT)]
+Seed = Annotated[int, Strict(), Field(ge=0, le=MAX_SEED)]
 
 
 class _Model(BaseModel):
@@ -440,6 +439,40 @@ class OperatorSwitchFault(_Fault):
     """When the operator switches, from the start of the workload."""
 
 
+UrlProviderAnswer = Literal[
+    "status-500",
+    "hang",
+    "invalid-json",
+    "missing-service-url",
+    "empty-service-url",
+    "unknown-auth-plugin",
+    "oversize",
+    "redirect-loop",
+    "trickle",
+    "trickle-headers",
+    "deep-json",
+    "bad-port",
+    "bad-auth-params",
+    "wrong-type",
+]
+
+
+class UrlProviderFault(_Fault):
+    """The URL provider answers badly for a while (provider kind `controlled` only): every poll gets `answer`."""
+
+    kind: Literal["url_provider"]
+    answer: UrlProviderAnswer
+    """The kind of bad answer (docs/reliability/url-provider-answers.md shows what each one sends)."""
+    at: Duration
+    """When the bad answers start, from the start of the workload."""
+    for_: PositiveDuration = Field(alias="for")
+    """How long the URL provider answers badly."""
+
+    @property
+    def end(self) -> float | None:
+        return self.at.seconds + self.for_.seconds
+
+
 Fault = Annotated[
     OutageFault
     | KillFault
@@ -449,7 +482,8 @@ Fault = Annotated[
     | BandwidthFault
     | ResetFault
     | ReplicationCutFault
-    | OperatorSwitchFault,
+    | OperatorSwitchFault
+    | UrlProviderFault,
     Field(discriminator="kind"),
 ]
 
@@ -598,7 +632,7 @@ class Scenario(_Model):
     """Unique in its file; the test's name."""
     description: str = ""
     """What happens, in a sentence or two."""
-    seed: Count | None = None
+    seed: Seed | None = None
     """Seed of every random choice (default: derived from the scenario id)."""
     marks: tuple[MarkName, ...] = ()
     """pytest marks applied to the test (register them as usual)."""
@@ -678,6 +712,14 @@ class Scenario(_Model):
                         ("faults", index, "kind"),
                         "operator_switch needs provider kind controlled (an operator switches the URL provider), "
                         f"found provider kind {self.provider.kind}",
+                    )
+                )
+            if isinstance(fault, UrlProviderFault) and self.provider.kind != "controlled":
+                problems.append(
+                    (
+                        ("faults", index, "kind"),
+                        "url_provider needs provider kind controlled (only ControlledClusterFailover polls a URL "
+                        f"provider), found provider kind {self.provider.kind}",
                     )
                 )
         return problems

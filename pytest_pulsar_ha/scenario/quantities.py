@@ -7,7 +7,9 @@ themselves inside pydantic models (with plain-word errors) and appear in the JSO
 from __future__ import annotations
 
 import functools
+import math
 import re
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
@@ -15,6 +17,13 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import PydanticCustomError, core_schema
 
 _NUMBER = r"[0-9]+(?:\.[0-9]+)?"
+#: A number of :data:`_NUMBER`'s form with a digit other than 0: above zero.
+_POSITIVE_NUMBER = r"(?:[0-9]*[1-9][0-9]*(?:\.[0-9]+)?|[0-9]+\.[0-9]*[1-9][0-9]*)"
+_LONG = 60  # values longer than this are shortened in messages
+
+
+def _shortened(text: str) -> str:
+    return text if len(text) <= _LONG else f"{text[:4]}…{text[-4:]}"
 
 
 def describe(value: object) -> str:
@@ -23,10 +32,14 @@ def describe(value: object) -> str:
         return "an empty value"
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, int) and abs(value) >= 10**_LONG:
+        digits = str(abs(value))  # below the 4300 digits Python converts (YAML cannot read longer numbers)
+        sign = "-" if value < 0 else ""
+        return f"the number {sign}{_shortened(digits)} ({len(digits)} digits)"
     if isinstance(value, int | float):
         return f"the number {value}"
     if isinstance(value, str):
-        return repr(value)
+        return repr(value) if len(value) <= _LONG else f"{_shortened(value)!r} ({len(value)} characters)"
     if isinstance(value, dict):
         return "a mapping"
     if isinstance(value, list | tuple):
@@ -54,6 +67,8 @@ class _Quantity:
         if match is None:
             raise ValueError(f"expected {self.EXPECTED}, found {describe(text)}")
         value = float(match.group(1)) * self.UNITS[match.group(2)]
+        if not math.isfinite(value):
+            raise ValueError(f"expected {self.EXPECTED}, found {describe(text)}: a number too large to compute with")
         if value == 0 and not self.ALLOW_ZERO:
             raise ValueError(f"expected {self.NOUN} above zero, like {self.EXAMPLES[0]}, found {text!r}")
         self.text: str = text
@@ -66,18 +81,16 @@ class _Quantity:
         return self.text
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if type(other) is not type(self) or not isinstance(other, _Quantity):
             return NotImplemented
-        assert isinstance(other, _Quantity)
         return self._value == other._value
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, self._value))
 
     def __lt__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if type(other) is not type(self) or not isinstance(other, _Quantity):
             return NotImplemented
-        assert isinstance(other, _Quantity)
         return self._value < other._value
 
     # -- pydantic --------------------------------------------------------------------------------------
@@ -111,10 +124,51 @@ class _Quantity:
     ) -> JsonSchemaValue:
         return {
             "type": "string",
-            "pattern": f"^{cls.PATTERN}$",
-            "description": cls.DESCRIPTION,
+            "pattern": f"^{cls.PATTERN if cls.ALLOW_ZERO else positive_pattern(cls.PATTERN)}$",
+            "description": cls.DESCRIPTION if cls.ALLOW_ZERO else f"{cls.DESCRIPTION} Above zero.",
             "examples": list(cls.EXAMPLES),
         }
+
+    @classmethod
+    def valid_values(cls) -> str:
+        """What values are valid, in words (for messages and the docs)."""
+        return f"{cls.NOUN} of 0 or more" if cls.ALLOW_ZERO else f"{cls.NOUN} above zero"
+
+
+def positive_pattern(pattern: str) -> str:
+    """A quantity's pattern that matches its values above zero only."""
+    return pattern.replace(_NUMBER, _POSITIVE_NUMBER)
+
+
+@dataclass(frozen=True)
+class AboveZero:
+    """``Annotated[Duration, AboveZero()]``: a quantity above zero, checked, in the JSON Schema and in the docs."""
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+        return core_schema.no_info_after_validator_function(self._check, handler(source))
+
+    def __get_pydantic_json_schema__(
+        self, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        result = dict(handler(schema))
+        if isinstance(result.get("pattern"), str):
+            result["pattern"] = positive_pattern(result["pattern"])
+            result["description"] = f"{result.get('description', '')} Above zero.".strip()
+        return result
+
+    @staticmethod
+    def _check(value: Any) -> Any:
+        if isinstance(value, _Quantity) and value._value <= 0:
+            raise PydanticCustomError(
+                type(value).ERROR_TYPE,
+                "{message}",
+                {"message": f"expected {value.NOUN} above zero, found {value.text!r}"},
+            )
+        return value
+
+    @staticmethod
+    def valid_values(quantity: type[_Quantity]) -> str:
+        return f"{quantity.NOUN} above zero"
 
 
 class Duration(_Quantity):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import logging
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -132,3 +134,15 @@ def test_every_bad_answer_is_survived_without_a_switch_and_logged_once(
     p.poll()
     assert [u.service_url for u in updates] == ["pulsar://127.0.0.1:2"]
     assert isinstance(p.events.recent[-1], SwitchEvent)
+
+
+def test_a_misbehaviour_can_last_a_while_and_end_by_itself(service: UrlProviderService) -> None:
+    service.misbehave("status-500", for_s=0.2)
+    assert service.answer()[0] == 500
+    time.sleep(0.25)
+    assert service.answer()[0] == 200 and service.misbehaviour is None
+    with service.misbehaving("wrong-type"):
+        assert json.loads(service.answer()[2])["serviceUrl"] == 6650
+    assert service.answer()[0] == 200 and service.misbehaviour is None
+    with pytest.raises(ValueError, match="unknown misbehaviour 'nope'"):
+        service.misbehave("nope")

@@ -10,6 +10,7 @@ def run(policy: FailoverPolicy, timeline: list[tuple[float, dict[int, bool]]]) -
     for now, healthy in timeline:
         decision = policy.tick(now, healthy)
         if decision is not None:
+            policy.commit(decision)  # the client took the switch
             switches.append((now, decision.target))
     return switches
 
@@ -73,3 +74,56 @@ def test_a_short_blip_below_the_delay_does_not_switch() -> None:
     policy = FailoverPolicy(2, failover_delay=3, switch_back_delay=5)
     timeline = ticks(0, 2, {0: True, 1: True}) + ticks(2, 4, {0: False, 1: True}) + ticks(4, 20, {0: True, 1: True})
     assert run(policy, timeline) == []
+
+
+# -- timing: the first tick at or after the delay, measured from the first failing tick's scheduled time ------
+
+
+def failing_from(t0: float, times: list[float], delay: float = 2.0) -> list[float]:
+    policy = FailoverPolicy(2, failover_delay=delay, switch_back_delay=delay)
+    return [now for now, _ in run(policy, [(now, {0: False, 1: True}) for now in [t0, *times]])]
+
+
+def test_the_switch_is_on_the_fifth_failing_tick_of_a_half_second_clock() -> None:
+    t0 = 1000.0
+    ticks_ = [t0 + 0.5 * k for k in range(1, 8)]
+    assert failing_from(t0, ticks_) == [t0 + 2.0]
+
+
+def test_clock_jitter_below_the_tolerance_does_not_cost_a_whole_interval() -> None:
+    t0 = 1000.0
+    jittered = [t0 + 0.4999, t0 + 1.0001, t0 + 1.4998, t0 + 1.9995, t0 + 2.5002]
+    assert failing_from(t0, jittered) == [t0 + 1.9995]
+
+
+def test_accumulated_float_steps_land_on_the_delay() -> None:
+    """0.2 s steps summed 10 times from 0 are 1.9999999999999998 s, not 2.0: still the 10th failing tick."""
+    now, times = 0.0, []
+    for _ in range(12):
+        now += 0.2
+        times.append(now)
+    assert times[9] - 0.0 < 2.0  # the premise: float accumulation falls just short
+    assert failing_from(0.0, times) == [times[9]]
+
+
+def test_a_tick_clearly_before_the_delay_does_not_switch() -> None:
+    t0 = 1000.0
+    assert failing_from(t0, [t0 + 1.5, t0 + 1.98]) == []
+
+
+def test_switch_back_is_on_the_first_tick_at_the_switch_back_delay_with_jitter() -> None:
+    policy = FailoverPolicy(2, failover_delay=0.0, switch_back_delay=2.0)
+    timeline = [(0.0, {0: False, 1: True}), (0.5, {0: True, 1: True}), (1.0, {0: True, 1: True})]
+    timeline += [(1.5, {0: True, 1: True}), (2.0, {0: True, 1: True}), (2.4996, {0: True, 1: True})]
+    assert run(policy, timeline) == [(0.0, 1), (2.4996, 0)]
+
+
+def test_a_decision_is_not_committed_until_the_caller_says_so() -> None:
+    policy = FailoverPolicy(2, failover_delay=0.0, switch_back_delay=5.0)
+    decision = policy.tick(0.0, {0: False, 1: True})
+    assert decision is not None and decision.target == 1
+    assert policy.current == 0, "tick decides; only commit() records the switch"
+    again = policy.tick(0.5, {0: False, 1: True})
+    assert again is not None and again.target == 1  # the refused switch is decided again
+    policy.commit(again)
+    assert policy.current == 1

@@ -87,16 +87,18 @@ def test_durations_are_strings_with_the_pattern_the_model_uses() -> None:
     schema = scenario_file_schema()
     duration = schema["$defs"]["OutageFault"]["properties"]["for"]
     assert duration["type"] == "string"
-    pattern = duration["pattern"]
-    for text in ("500ms", "3s", "1.5s", "1m", "2h", "10 seconds", "3", "-1s", "1m30s"):
-        try:
-            Duration(text)
-            parses = True
-        except ValueError:
-            parses = False
-        assert bool(re.search(pattern, text)) == parses, text
+    pattern = duration["pattern"]  # `for` is above zero
     within = schema["$defs"]["SwitchSpec"]["properties"]["within"]
-    assert (within["minItems"], within["maxItems"], within["prefixItems"][0]["pattern"]) == (2, 2, pattern)
+    any_pattern = within["prefixItems"][0]["pattern"]  # a window's durations may be 0s
+    texts = ("500ms", "3s", "1.5s", "1m", "2h", "0s", "0.0ms", "00.00h", "0.01s", "10s", "10 seconds", "3", "-1s")
+    for text in (*texts, "1m30s"):
+        try:
+            seconds: float | None = Duration(text).seconds
+        except ValueError:
+            seconds = None
+        assert bool(re.search(any_pattern, text)) == (seconds is not None), text
+        assert bool(re.search(pattern, text)) == (seconds is not None and seconds > 0), text
+    assert (within["minItems"], within["maxItems"]) == (2, 2)
 
 
 @needs_jsonschema

@@ -1,0 +1,179 @@
+"""``evaluate`` on hand-built histories: verdicts come from evidence in the history, never from its absence.
+
+Pure logic (no cluster, no Spark: the Spark-side expectations get a ``spark`` that must not be called, or a stub).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_pulsar_ha.history import ACK, FAULT_END, FAULT_START, SEND, Event
+from pytest_pulsar_ha.nemesis import Nemesis, ScheduledFault
+from pytest_pulsar_ha.scenario.loader import parse_scenarios
+from pytest_pulsar_ha.scenario.model import Scenario
+from pytest_pulsar_ha.scenario_runner import CheckResult, ProviderSetup, evaluate
+from pytest_pulsar_ha.scenario_workload import EventLog
+
+S = 1_000_000_000
+T0 = 1_700_000_000 * S
+A, B = "cluster-a", "cluster-b"
+
+
+def scenario(expect: str, faults: str = "[{kind: outage, cluster: cluster-a, at: 3s, for: 5s}]") -> Scenario:
+    text = f"""
+scenarios:
+  - name: s
+    topology: {{clusters: [cluster-a, cluster-b]}}
+    provider: {{kind: auto, primary: cluster-a, secondaries: [cluster-b], check_interval: 500ms,
+               failover_delay: 2s, switch_back_delay: 3s}}
+    workload: {{topics: [{{name: t}}], rate: 10/s, duration: 20s}}
+    faults: {faults}
+    expect: {expect}
+"""
+    (case,) = parse_scenarios(text, "s.pulsar-ha.yaml")
+    return case.scenario
+
+
+def nemesis(*labels: str) -> Nemesis:
+    faults = [ScheduledFault(i, label, A, 3.0, 8.0, contextlib.nullcontext) for i, label in enumerate(labels)]
+    return Nemesis(faults, EventLog())
+
+
+SETUP = ProviderSetup(target=None, primary=A)
+LABEL = "#0 outage cluster-a"
+
+
+def no_spark() -> Any:
+    raise AssertionError("this expectation must not need Spark")
+
+
+def judge(sc: Scenario, events: list[Event], nem: Nemesis | None = None) -> list[CheckResult]:
+    return evaluate(sc, events, nem or nemesis(LABEL), SETUP, Path("unused.jsonl"), no_spark)
+
+
+def send(at_s: float, seq: int, producer: str = "p") -> Event:
+    return Event(T0 + int(at_s * S), SEND, producer, producer=producer, seq=seq)
+
+
+def ack(at_s: float, seq: int, cluster: str | None, producer: str = "p") -> Event:
+    return Event(T0 + int(at_s * S), ACK, producer, cluster=cluster, producer=producer, seq=seq)
+
+
+def fault(at_s: float, type: str = FAULT_START, label: str = LABEL) -> Event:
+    return Event(T0 + int(at_s * S), type, "nemesis", cluster=A, detail=label)
+
+
+# -- no_switch -----------------------------------------------------------------------------------------------
+
+
+def test_no_switch_with_nothing_acknowledged_fails() -> None:
+    (result,) = judge(scenario("[{no_switch: true}]", "[]"), [send(1, 1), send(2, 2)])
+    assert not result.ok
+    assert "no send was acknowledged" in result.measured
+
+
+def test_no_switch_with_every_ack_by_the_primary_passes() -> None:
+    (result,) = judge(scenario("[{no_switch: true}]", "[]"), [send(1, 1), ack(1.1, 1, A)])
+    assert result.ok, result
+
+
+# -- availability --------------------------------------------------------------------------------------------
+
+
+AVAILABILITY = "[{availability: {min_ratio: 0.5, ack_within: 1s}}]"
+
+
+def test_an_ack_without_its_send_is_not_counted_as_on_time() -> None:
+    events = [send(1, 1), send(2, 2), ack(2.1, 2, A), ack(3, 7, A), ack(3, 8, A)]  # 7 and 8 were never sent
+    (result,) = judge(scenario(AVAILABILITY, "[]"), events)
+    assert "(1/2)" in result.measured and "2 ack(s) without a send event" in result.measured
+    strict = scenario("[{availability: {min_ratio: 0.9, ack_within: 1s}}]", "[]")
+    (result,) = judge(strict, events)
+    assert not result.ok
+
+
+def test_a_send_acknowledged_twice_counts_once() -> None:
+    events = [send(1, 1), ack(1.1, 1, A), ack(1.2, 1, B), send(2, 2)]
+    (result,) = judge(scenario("[{availability: {min_ratio: 0.9, ack_within: 1s}}]", "[]"), events)
+    assert not result.ok and "50.0% (1/2)" in result.measured
+
+
+def test_availability_without_any_send_fails_even_with_min_ratio_zero() -> None:
+    (result,) = judge(scenario("[{availability: {min_ratio: 0, ack_within: 1s}}]", "[]"), [ack(1, 1, A)])
+    assert not result.ok and "no send" in result.measured
+
+
+# -- switch / switch_back: measured from the history's fault events --------------------------------------------
+
+
+SWITCH = "[{switch: {to: cluster-b, within: [0s, 2s], of: fault_start}}]"
+SWITCH_BACK = "[{switch_back: {to: cluster-a, within: [0s, 2s]}}]"
+
+
+def test_switch_is_measured_from_the_recorded_fault_start() -> None:
+    """A stored history judged again: the nemesis recorded no times in this process, the history has them."""
+    events = [fault(3), send(4, 1), ack(4.5, 1, B), fault(8, FAULT_END)]
+    (result,) = judge(scenario(SWITCH), events)
+    assert result.ok and result.measured == "1.50s", result
+
+
+def test_switch_back_without_a_recorded_fault_end_fails_naming_it() -> None:
+    nem = nemesis(LABEL)
+    nem.times[0].started_ns, nem.times[0].ended_ns = T0 + 3 * S, T0 + 8 * S  # what the nemesis believes
+    events = [fault(3), send(9, 1), ack(9.1, 1, A)]  # ... but the history has no fault_end (run cut short)
+    (result,) = judge(scenario(SWITCH_BACK), events, nem)
+    assert not result.ok and "no fault_end event for fault #0" in result.measured
+
+
+def test_switch_without_any_ack_by_the_target_after_the_fault_fails() -> None:
+    events = [fault(3), send(4, 1), ack(4.1, 1, A), fault(8, FAULT_END)]
+    (result,) = judge(scenario(SWITCH), events)
+    assert not result.ok and "no send acknowledged by cluster-b after it" in result.measured
+
+
+def test_an_instant_fault_has_no_end_to_measure_from() -> None:
+    """A reset without `for`: the nemesis still writes a fault_end 0.2 s later; that end is not a measure."""
+    instant = scenario(SWITCH, "[{kind: reset, cluster: cluster-a, at: 3s}]")
+    label = "#0 reset cluster-a"
+    events = [fault(3, label=label), fault(3.2, FAULT_END, label), send(3.5, 1), ack(4, 1, B), ack(4.1, 1, A)]
+    (result,) = judge(instant, events, nemesis(label))
+    assert result.ok and result.measured == "1.00s", result  # measured from the start (here: a window of_start)
+    # switch_back from that fault is refused by the model; a scenario built around the model still gets no pass
+    forced = scenario(SWITCH_BACK).model_copy(update={"faults": instant.faults})
+    nem = nemesis(label)
+    nem.times[0].started_ns, nem.times[0].ended_ns = T0 + 3 * S, T0 + int(3.2 * S)
+    (result,) = judge(forced, events, nem)
+    assert not result.ok and "fault #0 (reset) is instant" in result.measured
+
+
+# -- Spark-side expectations ---------------------------------------------------------------------------------
+
+
+def test_an_unknown_expectation_is_an_error_naming_the_known_ones() -> None:
+    class Teleport:
+        kind = "teleport"
+
+    sc = scenario("[{no_loss: true}]", "[]").model_copy(update={"expect": (Teleport(),)})
+    with pytest.raises(ValueError, match=r"teleport.*known: switch, switch_back, no_switch, availability, no_loss"):
+        judge(sc, [send(1, 1), ack(1.1, 1, A)])
+
+
+def test_an_unusable_history_fails_the_spark_expectations_with_the_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("pyspark")
+    import spark_checks.load
+    from spark_checks.load import HistoryInputError
+
+    def refuse(spark: object, source: object, **kwargs: object) -> None:
+        raise HistoryInputError(f"{source}: holds no events")
+
+    monkeypatch.setattr(spark_checks.load, "load_history", refuse)
+    sc = scenario("[{no_loss: true}, {max_duplicates: 0}]", "[]")
+    results = evaluate(sc, [], nemesis(), SETUP, tmp_path / "history.jsonl", lambda: object())
+    assert [(r.name, r.ok) for r in results] == [("no_loss", False), ("max_duplicates", False)]
+    assert all("holds no events" in r.measured for r in results)
