@@ -15,6 +15,7 @@ same figures: the benchmark doubles as a cross-check of the Spark jobs.
 
     python benchmarks/spark_checker.py                          # 1M, 10M and 50M events (long!)
     python benchmarks/spark_checker.py --sizes 200000           # a quick run
+    python benchmarks/spark_checker.py --sizes 10M --masters 'local[1],local[2]'   # scaling: events/s per core
     python benchmarks/spark_checker.py --sizes 10M --master spark://host:7077 --python-limit 0
 """
 
@@ -290,8 +291,18 @@ def run_checker(argv: list[str]) -> None:
     print("RESULT " + json.dumps(figures))
 
 
-def measure(checker: str, path: Path, args: argparse.Namespace) -> dict[str, Any]:
-    command = [sys.executable, __file__, "--run-checker", checker, str(path), "--master", args.master]
+def cores_of(master: str) -> int:
+    """The cores a ``local[N]`` master uses (``local[*]``/``local``: all of this machine's; others: 0, unknown)."""
+    if master == "local":
+        return 1
+    if master.startswith("local[") and master.endswith("]"):
+        inside = master[len("local[") : -1].split(",")[0]
+        return os.cpu_count() or 1 if inside == "*" else int(inside)
+    return 0
+
+
+def measure(checker: str, path: Path, args: argparse.Namespace, master: str = "") -> dict[str, Any]:
+    command = [sys.executable, __file__, "--run-checker", checker, str(path), "--master", master or args.master]
     command += ["--driver-memory", args.driver_memory] + (["--all-checks"] if args.all_checks else [])
     if args.shuffle_partitions:
         command += ["--shuffle-partitions", str(args.shuffle_partitions)]
@@ -319,6 +330,11 @@ def main() -> None:
     parser.add_argument("--dir", type=Path, default=None, help="where the histories go (default: a temp dir)")
     parser.add_argument("--keep", action="store_true", help="keep the generated histories")
     parser.add_argument("--master", default=os.environ.get("PULSAR_HA_SPARK_MASTER", "local[*]"))
+    parser.add_argument(
+        "--masters",
+        default=None,
+        help="comma list of masters to run the Spark checker on, e.g. local[1],local[2] (scaling); default --master",
+    )
     parser.add_argument("--driver-memory", default="4g")
     parser.add_argument("--all-checks", action="store_true", help="Spark runs all five checks, not only three")
     parser.add_argument(
@@ -332,7 +348,11 @@ def main() -> None:
     folder = args.dir or Path(tempfile.mkdtemp(prefix="spark-checker-bench-"))
     folder.mkdir(parents=True, exist_ok=True)
     print(f"cpus: {os.cpu_count()}, master: {args.master}, histories in {folder}")
-    header = f"{'events':>12} {'checker':>8} {'wall s':>8} {'check s':>8} {'events/s':>12} {'peak MB':>9}  figures"
+    masters = [m.strip() for m in (args.masters or args.master).split(",") if m.strip()]
+    header = (
+        f"{'events':>12} {'checker':>16} {'wall s':>8} {'check s':>8} {'events/s':>12} {'ev/s/core':>10} "
+        f"{'peak MB':>9} {'x python':>8}  figures"
+    )
     rows = []
     for size in sizes:
         path = folder / f"history-{size}.parquet"
@@ -341,32 +361,43 @@ def main() -> None:
         generated = time.monotonic() - began
         mb = path.stat().st_size / 2**20
         print(f"generated {path.name}: {mb:.1f} MB in {generated:.1f} s; injected {injected}")
-        results = {"spark": measure("spark", path, args)}
+        results: dict[str, dict[str, Any]] = {}
+        for master in masters:
+            results[f"spark {master}"] = measure("spark", path, args, master)
+            results[f"spark {master}"]["cores"] = cores_of(master)
         if args.python_limit is None or size <= args.python_limit:
             results["python"] = measure("python", path, args)
+            results["python"]["cores"] = 1
         for name, figures in results.items():
+            if "python" in results:
+                figures["x_python"] = figures["wall_s"] / results["python"]["wall_s"]
             rows.append((size, name, figures))
         if "python" in results:
-            spark_figures = [results["spark"][f] for f in FIGURES]
             python_figures = [results["python"][f] for f in FIGURES]
-            if spark_figures != python_figures:
-                print(f"MISMATCH at {size}: spark {spark_figures} python {python_figures}")
-            ratio = results["python"]["wall_s"] / results["spark"]["wall_s"]
-            print(f"  python/spark wall-time ratio: {ratio:.2f} (>1: Spark is faster)")
+            for name, figures in results.items():
+                spark_figures = [figures[f] for f in FIGURES]
+                if spark_figures != python_figures:
+                    print(f"MISMATCH at {size}: {name} {spark_figures} python {python_figures}")
+                if name != "python":
+                    ratio = figures["wall_s"] / results["python"]["wall_s"]
+                    print(f"  {name}: {ratio:.2f}x the single-process checker's wall time (<1: Spark is faster)")
         if not args.keep:
             path.unlink()
     print()
     print(header)
     for size, name, figures in rows:
         rate = size / figures["wall_s"]
+        per_core = f"{rate / figures['cores']:>10,.0f}" if figures.get("cores") else f"{'?':>10}"
         found = " ".join(f"{f.split('_')[0]}={figures[f]}" for f in FIGURES)
         check_s = figures["check_s"]
+        versus = f"{figures['x_python']:>8.2f}" if "x_python" in figures else f"{'-':>8}"
         print(
-            f"{size:>12,} {name:>8} {figures['wall_s']:>8.1f} {check_s:>8.1f} {rate:>12,.0f} "
-            f"{figures['peak_rss_mb']:>9.0f}  {found}"
+            f"{size:>12,} {name:>16} {figures['wall_s']:>8.1f} {check_s:>8.1f} {rate:>12,.0f} {per_core} "
+            f"{figures['peak_rss_mb']:>9.0f} {versus}  {found}"
         )
     print("wall s: the whole subprocess (Spark: JVM start included); check s: the checks alone;")
-    print("events/s: events / wall s; peak MB: max RSS of the checker process or its JVM (getrusage).")
+    print("events/s: events / wall s (per core: divided by the master's cores; python: 1 core);")
+    print("peak MB: max RSS of the checker process or its JVM (getrusage); x python: wall s / the python checker's.")
     if not args.keep and args.dir is None:
         folder.rmdir()
 

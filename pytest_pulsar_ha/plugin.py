@@ -19,15 +19,17 @@ import pytest
 from .errors import ConfigurationError
 from .provisioning import DEFAULT_PULSAR_VERSION, default_cache_dir
 from .settings import BACKENDS, HaSettings, check_backend, check_heap, check_timeout, check_version
-from .topology import parse_brokers, parse_clusters
+from .topology import ClusterSpec, parse_brokers, parse_clusters
 
 if TYPE_CHECKING:
     from pulsar_ha_providers import UrlProviderService
 
     from .environment import PulsarHaEnvironment
+    from .environment_pool import EnvironmentPool
 
 SETTINGS_KEY = pytest.StashKey[HaSettings]()
 ENV_KEY = pytest.StashKey["PulsarHaEnvironment"]()
+POOL_KEY = pytest.StashKey["EnvironmentPool"]()
 
 _OPTIONS: list[tuple[str, str, str]] = [
     # (name, default, help)
@@ -116,37 +118,76 @@ def _sigterm_as_interrupt(signum: int, frame: FrameType | None) -> None:
 
 
 @pytest.fixture(scope="session")
-def pulsar_ha(
+def pulsar_ha_environments(
     pulsar_ha_settings: HaSettings, pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[PulsarHaEnvironment]:
-    """The running multi-cluster environment, started once per session and stopped at its end."""
+) -> Iterator[EnvironmentPool]:
+    """Every environment of the session, keyed by topology (:mod:`pytest_pulsar_ha.environment_pool`): one
+    runs at a time; a scenario whose topology the session's clusters do not fit gets its own; all are stopped
+    at the end of the session."""
+    from .environment_pool import EnvironmentPool
     from .settings import build_environment
 
     capture = pytestconfig.pluginmanager.getplugin("capturemanager")
-    quiet = capture.global_and_fixture_disabled() if capture else contextlib.nullcontext()
-    with quiet:  # provisioning progress must reach the terminal
-        env = build_environment(pulsar_ha_settings, work_dir=tmp_path_factory.mktemp("pulsar-ha"))
-        previous = signal.getsignal(signal.SIGTERM)
+
+    def start(specs: tuple[ClusterSpec, ...]) -> PulsarHaEnvironment:
+        quiet = capture.global_and_fixture_disabled() if capture else contextlib.nullcontext()
+        with quiet:  # provisioning progress must reach the terminal
+            settings = dataclasses.replace(pulsar_ha_settings, clusters=specs)
+            env = build_environment(settings, work_dir=tmp_path_factory.mktemp("pulsar-ha"))
+            print(f"\n[pulsar-ha] starting {settings.describe()} in {env.work_dir}", file=sys.stderr)
+            env.start()
+        return env
+
+    previous = signal.getsignal(signal.SIGTERM)
+    if previous is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
+    pool = EnvironmentPool(start)
+    pytestconfig.stash[POOL_KEY] = pool
+    try:
+        yield pool
+    finally:
+        del pytestconfig.stash[POOL_KEY]
+        pool.close()
         if previous is signal.SIG_DFL:
-            signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
-        print(
-            f"\n[pulsar-ha] starting {', '.join(s.name for s in env.specs)} in {env.work_dir}",
-            file=sys.stderr,
-        )
-        env.start()
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+@pytest.fixture(scope="session")
+def pulsar_ha(
+    pulsar_ha_environments: EnvironmentPool, pulsar_ha_settings: HaSettings, pytestconfig: pytest.Config
+) -> Iterator[PulsarHaEnvironment]:
+    """The running multi-cluster environment of the session's options, started once (and stopped at the end of
+    the session, or when the tests of another topology need the machine: they run after every test of this one)."""
+    env = pulsar_ha_environments.get(pulsar_ha_settings.clusters)
     pytestconfig.stash[ENV_KEY] = env
     try:
         yield env
     finally:
         del pytestconfig.stash[ENV_KEY]
-        env.close()
-        if previous is signal.SIG_DFL:
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Run the scenarios that need an environment of their own last, grouped by topology (each starts once)."""
+    from .environment_pool import order_by_key, topology_key
+
+    def key_of(item: pytest.Item) -> object:
+        specs = getattr(item, "environment_specs", None)
+        return None if specs is None else topology_key(specs)
+
+    items[:] = order_by_key(items, key_of)
 
 
 @pytest.fixture(autouse=True)
 def _pulsar_ha_heal(request: pytest.FixtureRequest) -> Iterator[None]:
     """After each test that used the environment, undo whatever faults it left in force."""
+    if "pulsar_ha" in request.fixturenames:
+        pool = request.config.stash.get(POOL_KEY, None)
+        if pool is not None and pool.is_stopped(request.getfixturevalue("pulsar_ha")):
+            pytest.fail(
+                "the session's environment was stopped to run tests of another topology before this test; "
+                "run the tests in collection order (the plugin puts those of other topologies last)",
+                pytrace=False,
+            )
     yield
     if "pulsar_ha" in request.fixturenames:
         env = request.config.stash.get(ENV_KEY, None)

@@ -11,47 +11,49 @@ to its steady state) or interrupted.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .broker_faults import broker_fault
+from .check_result import CheckResult
 from .environment import PulsarHaEnvironment
 from .history import ACK, FAULT_END, FAULT_START, PROBE, SEND, SWITCH, Event, jsonl_to_parquet, write_events_jsonl
 from .nemesis import Nemesis, ScheduledFault
+from .placement_watch import PlacementWatch, WatchTarget
 from .scenario.loader import ScenarioCase
 from .scenario.model import (
+    BROKER_FAULT_KINDS,
     AutoProvider,
     AvailabilityExpectation,
+    BrokerKillFault,
+    BrokerPauseFault,
     ControlledProvider,
+    DomainOutageFault,
     MaxDuplicatesExpectation,
     NoLossExpectation,
     NoProvider,
     NoSwitchExpectation,
     OrderingExpectation,
+    PlacementExpectation,
+    ReassignedExpectation,
     Scenario,
     SwitchBackExpectation,
     SwitchBackSpec,
     SwitchExpectation,
     SwitchSpec,
 )
+from .scenario_namespaces import WorkloadNamespaces, create_namespaces, declare_domains
 from .scenario_workload import EventLog, ScenarioWorkload, WorkloadPlan
 
 DRAIN_SECONDS = 90.0
 STEADY_STATE_SECONDS = 120.0
-
-
-@dataclass(frozen=True)
-class CheckResult:
-    name: str
-    ok: bool
-    expected: str
-    measured: str
-    details: str = ""
 
 
 @dataclass
@@ -162,7 +164,7 @@ def schedule_faults(env: PulsarHaEnvironment, scenario: Scenario, setup: Provide
         end = start + (duration.seconds if duration is not None else 0.2)
         cluster = getattr(fault, "cluster", None)
         label = f"#{index} {fault.kind} {cluster or ''}".strip()
-        out.append(ScheduledFault(index, label, cluster, start, end, _fault_context(env, fault, setup)))
+        out.append(ScheduledFault(index, label, cluster, start, end, _fault_context(env, fault, setup, scenario)))
         if fault.kind == "replication_cut":
             out[-1] = ScheduledFault(
                 index, f"#{index} replication_cut {fault.from_}->{fault.to}", fault.from_, start, end, out[-1].make
@@ -173,13 +175,35 @@ def schedule_faults(env: PulsarHaEnvironment, scenario: Scenario, setup: Provide
             out[-1] = ScheduledFault(
                 index, f"#{index} operator_switch ->{fault.to}", fault.to, start, start + 0.01, out[-1].make
             )
+        if fault.kind in ("broker_kill", "broker_pause"):
+            out[-1] = dataclasses.replace(out[-1], label=f"#{index} {fault.kind} {fault.cluster}/{fault.broker}")
+        if fault.kind == "domain_outage":
+            out[-1] = dataclasses.replace(out[-1], label=f"#{index} domain_outage {fault.cluster}/{fault.domain}")
     return out
 
 
+def _broker_fault(env: PulsarHaEnvironment, scenario: Scenario, fault: Any) -> Any:
+    domain = scenario.topology.domain_brokers(fault.cluster, fault.domain) if fault.kind == "domain_outage" else ()
+    return broker_fault(
+        env.cluster(fault.cluster), fault.kind, broker=getattr(fault, "broker", None), domain=domain or ()
+    )
+
+
+def hit_brokers(env: PulsarHaEnvironment, scenario: Scenario) -> dict[int, tuple[str, ...]]:
+    """Fault index -> the load-manager ids of the brokers it hits (broker and domain faults only)."""
+    return {
+        index: _broker_fault(env, scenario, fault).brokers
+        for index, fault in enumerate(scenario.faults)
+        if fault.kind in BROKER_FAULT_KINDS
+    }
+
+
 def _fault_context(
-    env: PulsarHaEnvironment, fault: Any, setup: ProviderSetup
+    env: PulsarHaEnvironment, fault: Any, setup: ProviderSetup, scenario: Scenario | None = None
 ) -> Callable[[], AbstractContextManager[Any]]:
     kind = fault.kind
+    if kind in BROKER_FAULT_KINDS and scenario is not None:
+        return _broker_fault(env, scenario, fault).make  # type: ignore[no-any-return]
     if kind == "replication_cut":
         return lambda: env.replication_cut(fault.from_, fault.to)
     if kind == "operator_switch":
@@ -219,6 +243,42 @@ def _fault_context(
     raise ValueError(f"fault kind {kind!r} has no implementation")  # the model rejects unknown kinds before
 
 
+def placement_watches(
+    env: PulsarHaEnvironment, scenario: Scenario, spaces: WorkloadNamespaces, record: Callable[[Event], object]
+) -> list[PlacementWatch]:
+    """One watch per cluster whose owners or placement an expectation reads (none when no expectation does)."""
+    wanted: dict[str, str | None] = {}
+    for expectation in scenario.expect:
+        if isinstance(expectation, PlacementExpectation):
+            cluster = scenario.placement_cluster(expectation.placement)
+            if cluster is not None:
+                wanted[cluster] = expectation.placement.group
+    if any(isinstance(e, ReassignedExpectation) for e in scenario.expect):
+        for fault in scenario.faults:
+            if isinstance(fault, BrokerKillFault | BrokerPauseFault | DomainOutageFault):
+                wanted.setdefault(fault.cluster, None)
+    topics = [
+        f"{namespace}/{topic.name}" + (f"-partition-{p}" if topic.partitions else "")
+        for namespace in spaces.namespaces
+        for topic in scenario.workload.topics
+        for p in range(max(1, topic.partitions))
+    ]
+    watches = []
+    for name, group in wanted.items():
+        target_cluster = env.cluster(name)
+        target = WatchTarget(
+            name,
+            target_cluster.admin,
+            [b.direct_admin_url for b in target_cluster.brokers] or [target_cluster.direct_admin_url],
+            topics,
+            group,
+            spaces.tenant,
+            target_cluster.token,
+        )
+        watches.append(PlacementWatch(target, record))
+    return watches
+
+
 # -- steady state ------------------------------------------------------------------------------------------
 
 
@@ -239,7 +299,17 @@ def steady_state(env: PulsarHaEnvironment, clusters: list[str], timeout: float) 
 
 # -- checks ------------------------------------------------------------------------------------------------
 
-KNOWN_EXPECTATIONS = ("switch", "switch_back", "no_switch", "availability", "no_loss", "ordering", "max_duplicates")
+KNOWN_EXPECTATIONS = (
+    "switch",
+    "switch_back",
+    "no_switch",
+    "availability",
+    "no_loss",
+    "ordering",
+    "max_duplicates",
+    "placement",
+    "reassigned",
+)
 """Every expectation kind :func:`evaluate` judges; anything else is an error, never a silent pass."""
 SPARK_EXPECTATIONS = (NoLossExpectation, OrderingExpectation, MaxDuplicatesExpectation)
 """The expectations decided by the Spark checks over the history file."""
@@ -365,6 +435,8 @@ def evaluate(
     setup: ProviderSetup,
     history_path: Path,
     spark: Callable[[], Any],
+    *,
+    hit: Mapping[int, tuple[str, ...]] | None = None,
 ) -> list[CheckResult]:
     """Judge every expectation of ``scenario`` on the history (``events``, also written at ``history_path``).
 
@@ -384,6 +456,8 @@ def evaluate(
             results.append(_judge_no_switch(events, setup.primary))
         elif isinstance(expectation, AvailabilityExpectation):
             results.append(_judge_availability(expectation, events))
+        elif isinstance(expectation, PlacementExpectation | ReassignedExpectation):
+            results.append(_judge_pip7(expectation, scenario, events, faults, hit or {}))
         elif isinstance(expectation, SPARK_EXPECTATIONS):
             spark_checks_wanted.append(expectation)
         else:
@@ -392,6 +466,29 @@ def evaluate(
     if spark_checks_wanted:
         results += _spark_checks(spark_checks_wanted, history_path, spark)
     return results
+
+
+def _judge_pip7(
+    expectation: PlacementExpectation | ReassignedExpectation,
+    scenario: Scenario,
+    events: list[Event],
+    faults: dict[int, RecordedFault],
+    hit: Mapping[int, tuple[str, ...]],
+) -> CheckResult:
+    """placement / reassigned (:mod:`~pytest_pulsar_ha.placement_checks`), on the history's readings."""
+    from .placement_checks import FaultWindow, judge_placement, judge_reassigned
+
+    def window(index: int) -> FaultWindow:
+        recorded = faults.get(index, RecordedFault())
+        return FaultWindow(recorded.started_ns, recorded.ended_ns, tuple(hit.get(index, ())))
+
+    if isinstance(expectation, ReassignedExpectation):
+        return judge_reassigned(expectation.reassigned, events, window(expectation.reassigned.fault))
+    spec = expectation.placement
+    cluster = scenario.placement_cluster(spec) or ""
+    broker_faults = [i for i, f in enumerate(scenario.faults) if f.kind in BROKER_FAULT_KINDS]
+    first = broker_faults[0] if broker_faults else (0 if scenario.faults else None)
+    return judge_placement(spec, cluster, events, None if first is None else window(first))
 
 
 def _spark_expected(expectation: Any) -> str:
@@ -499,14 +596,16 @@ def execute(
 
     evidence_dir.mkdir(parents=True, exist_ok=True)
     log = EventLog()
-    namespace = env.create_geo_namespace(clusters=clusters)
+    declare_domains(env, scenario)
+    spaces = create_namespaces(env, scenario, clusters)
     topics = []
-    for topic in scenario.workload.topics:
-        full = f"persistent://{namespace}/{topic.name}"
-        if topic.partitions:
-            for name in clusters:
-                env.cluster(name).admin.put(f"persistent/{namespace}/{topic.name}/partitions", topic.partitions)
-        topics.append(full)
+    for namespace in spaces.namespaces:
+        for topic in scenario.workload.topics:
+            full = f"persistent://{namespace}/{topic.name}"
+            if topic.partitions:
+                for name in clusters:
+                    env.cluster(name).admin.put(f"persistent/{namespace}/{topic.name}/partitions", topic.partitions)
+            topics.append(full)
     w = scenario.workload
     plan = WorkloadPlan(
         topics,
@@ -532,16 +631,25 @@ def execute(
             stack.callback(consumer_client.close)
         workload = ScenarioWorkload(client, plan, log, consumer_client)
         nemesis = Nemesis(schedule_faults(env, scenario, setup), log)
+        watches = placement_watches(env, scenario, spaces, log.add)
         stack.callback(workload.stop)
         stack.callback(nemesis.stop)  # runs first: faults are undone before the clients stop
+        for watch in watches:
+            stack.callback(watch.stop)
         try:
             workload.start()
+            for watch in watches:  # a first reading before any fault, then one every interval
+                watch.read_owners()
+                watch.read_placement()
+                watch.start()
             t0 = time.monotonic()
             nemesis.start(t0)
             while time.monotonic() < t0 + plan.duration_s:
                 time.sleep(0.1)
             workload.stop_sending()
             nemesis.stop()
+            for watch in watches:
+                watch.stop()
             if not workload.drain(DRAIN_SECONDS):
                 result.problems.append(
                     f"not every acknowledged send was received within {DRAIN_SECONDS:.0f}s of the end"
@@ -569,7 +677,7 @@ def execute(
     if interrupted:
         result.outcome = "interrupted"
     else:
-        result.checks = evaluate(scenario, events, nemesis, setup, history, spark)
+        result.checks = evaluate(scenario, events, nemesis, setup, history, spark, hit=hit_brokers(env, scenario))
         if any(not c.ok for c in result.checks) or (result.problems and not after):
             result.outcome = "failed"
         if after:
@@ -612,7 +720,7 @@ RESULTS: list[ScenarioResult] = []
 
 def run_scenario(item: Any, case: ScenarioCase) -> None:
     """The runner of collected scenario tests (see :mod:`pytest_pulsar_ha.scenario.collect`)."""
-    from .scenario.errors import ScenarioFailed
+    from .scenario.errors import ExpectedScenarioFailure, ScenarioFailed
 
     config = item.config
     seed_option = config.getoption("pulsar_ha_seed", None)
@@ -627,6 +735,10 @@ def run_scenario(item: Any, case: ScenarioCase) -> None:
     )
     result.evidence_root = evidence_root
     RESULTS.append(result)
+    expect_failure = case.scenario.expect_failure
+    if expect_failure is not None and result.outcome == "failed" and result.failed_checks and not result.problems:
+        result.outcome = "xfailed"
+        raise ExpectedScenarioFailure(f"expected failure ({expect_failure.reason}):\n{result.describe()}")
     if result.outcome != "passed":
         replay = f"replay: pytest '{item.nodeid}' --pulsar-ha-seed={result.seed}"
         raise ScenarioFailed(f"{result.describe()}\n  {replay}")

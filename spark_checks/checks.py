@@ -1,10 +1,10 @@
-"""The checks: Spark jobs over a history that return a :class:`~spark_checks.verdict.Verdict` each.
+"""The checks: each returns a :class:`~spark_checks.verdict.Verdict` from the figures of one pass over the history.
 
-Everything here is DataFrame built-ins (aggregations, joins, window functions, ``percentile_approx``): no Python
-UDF, nothing collected to the driver but figures and a few example rows, so the same job serves a 10k-message CI
-scenario on ``local[2]`` and a 100M-message soak on a cluster. Windows over one producer's whole stream (or the
-whole ack timeline) would put it in a single task; the ordering and availability checks therefore work in time
-buckets: figures per bucket first (small), then windows inside each bucket only.
+The work is done once per history (:mod:`spark_checks.messages`): the message events are shuffled once, by
+producer, the first ack, first receipts, duplicates and the running maxima of the ordering check are window
+functions in that one partitioning, and one aggregation gives every count. The checks here only read those
+figures, and take their few example rows from the (persisted) message frame when there is something to show.
+Everything is DataFrame built-ins: no Python UDF, nothing collected to the driver but figures and example rows.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_pulsar_ha.history import ACK, RECEIVE, SEND
 
 from .load import ORDER_COLUMNS, History, HistoryInputError, as_history, load_history
+from .messages import LAG_PERCENTILES
 from .verdict import Figure, Report, Verdict
 
 if TYPE_CHECKING:
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 DEFAULT_EXAMPLES = 5
 ORDER_SCOPES = ("producer", "key")
 NS_PER_S = 1_000_000_000
-LAG_PERCENTILES = (0.5, 0.9, 0.99)
+
 
 NEEDS: Mapping[str, Sequence[str]] = {"accounting": (SEND,), "availability": (SEND,)}
 """Checks that cannot judge a history without these event types: such a history is bad input, not a pass."""
@@ -66,26 +67,13 @@ def check_lost(
     mapping topic -> names; by default every subscription that has receive events for the topic. Counts:
     ``lost`` and, per subscription, ``lost[s]`` and ``expected[s]``.
     """
-    F = _f()
     h = as_history(history)
-    acks = h.acks.select("producer", "seq", "topic", "key", "ack_cluster", "ack_ts_ns")
-    # one pass: acknowledged messages per topic, acknowledged messages received per (topic, subscription), and
-    # the (topic, subscription) pairs seen at all; lost = acknowledged - received, per expected pair
-    matched = h.receipts.select("subscription", "producer", "seq").join(acks, ["producer", "seq"])
-    count = F.expr("count(1) AS n")
-    figures = (
-        acks.groupBy("topic")
-        .agg(count)
-        .selectExpr("'acked' AS what", "topic", "CAST(NULL AS STRING) AS subscription", "n")
-        .unionByName(matched.groupBy("topic", "subscription").agg(count).selectExpr("'received' AS what", "*"))
-        .unionByName(h.receipts.groupBy("topic", "subscription").agg(count).selectExpr("'seen' AS what", "*"))
-        .collect()
-    )
-    acked_per_topic = {row["topic"]: _int(row["n"]) for row in figures if row["what"] == "acked"}
-    received = {(row["topic"], row["subscription"]): _int(row["n"]) for row in figures if row["what"] == "received"}
+    figures = h.figures
+    acked_per_topic: dict[str | None, int] = figures.by("acked", "ack_topic")
+    received: dict[tuple[str | None, str], int] = figures.by("acked_receipts", "ack_topic", "subscription")
     pairs: list[tuple[str | None, str]]
     if subscriptions is None:
-        pairs = sorted({(row["topic"], row["subscription"]) for row in figures if row["what"] == "seen"}, key=str)
+        pairs = sorted(figures.by("receipts", "topic", "subscription"), key=str)
         chosen = "every subscription that received messages of the topic"
     elif isinstance(subscriptions, Mapping):
         pairs = [(topic, name) for topic, names in subscriptions.items() for name in names]
@@ -129,16 +117,25 @@ def check_lost(
         reason = "no send was acknowledged: no evidence that acknowledged messages are received"
     rows_out: list[dict[str, Any]] = []
     if failing and examples > 0:
-        # the few failing (topic, subscription) pairs only: acknowledged there, never received there
-        spark = h.spark
-        wanted = spark.createDataFrame(failing, "topic string, subscription string")
-        a, w = acks.alias("a"), F.broadcast(wanted.alias("w"))
-        candidates = a.join(w, F.col("a.topic").eqNullSafe(F.col("w.topic"))).select("a.*", "w.subscription")
+        # one row per acknowledged message of a failing topic and failing subscription it was not received on
+        F = _f()
+        wanted = F.array(*[F.struct(F.lit(topic).alias("topic"), F.lit(name).alias("name")) for topic, name in failing])
+        missing = F.filter(
+            wanted,
+            lambda pair: pair["topic"].eqNullSafe(F.col("ack_topic")) & ~F.array_contains("received_on", pair["name"]),
+        )
         rows_out = _dicts(
-            candidates.join(
-                h.receipts.select("subscription", "producer", "seq"), ["subscription", "producer", "seq"], "left_anti"
+            h.messages.where("is_message AND ack_ts_ns IS NOT NULL")
+            .select("*", F.explode(missing).alias("pair"))
+            .selectExpr(
+                "pair.name AS subscription",
+                "producer",
+                "seq",
+                "ack_key AS key",
+                "ack_cluster",
+                "ack_ts_ns",
+                "ack_topic AS topic",
             )
-            .select("subscription", "producer", "seq", "key", "ack_cluster", "ack_ts_ns", "topic")
             .orderBy("ack_ts_ns", "producer", "seq", "subscription")
             .limit(examples)
             .collect()
@@ -157,31 +154,23 @@ def check_duplicates(
     ``duplicates`` counts the extra deliveries (a message delivered 3 times adds 2); ok when it is at most
     ``max_duplicates`` over the whole history. Redelivery after a consumer restart lands here, never in ordering.
     """
-    F = _f()
     h = as_history(history)
-    per_subscription = (
-        h.receipts.groupBy("subscription")
-        .agg(
-            F.expr("sum(deliveries - 1) AS duplicates"),
-            F.expr("count_if(deliveries > 1) AS duplicated_messages"),
-            F.expr("count(1) AS messages"),
-        )
-        .orderBy("subscription")
-        .collect()
-    )
-    duplicates = sum(_int(row["duplicates"]) for row in per_subscription)
+    figures = h.figures
+    per_subscription = figures.by("receipts", "subscription")
+    duplicates_by = figures.by("duplicates", "subscription")
+    duplicates = sum(duplicates_by.values())
     counts: dict[str, Figure] = {
         "duplicates": duplicates,
-        "duplicated_messages": sum(_int(row["duplicated_messages"]) for row in per_subscription),
-        "messages_received": sum(_int(row["messages"]) for row in per_subscription),
+        "duplicated_messages": figures.total("duplicated"),
+        "messages_received": figures.total("receipts"),
         "max_duplicates": max_duplicates,
     }
-    for row in per_subscription:
-        counts[f"duplicates[{row['subscription']}]"] = _int(row["duplicates"])
+    for name in sorted(per_subscription):
+        counts[f"duplicates[{name}]"] = duplicates_by.get(name, 0)
     rows_out: list[dict[str, Any]] = []
     if duplicates and examples > 0:
         rows_out = _dicts(
-            h.receipts.where("deliveries > 1")
+            h.messages.where("is_first AND deliveries > 1")
             .orderBy(*ORDER_COLUMNS)
             .selectExpr(
                 "subscription",
@@ -225,102 +214,52 @@ def check_ordering(
     cluster it is an *allowed cross-cluster interleaving* (a message published to the backup during an outage may
     arrive before the primary's not yet replicated ones). Messages without an ack form their own class.
 
-    ``bucket_s`` only sizes the work units (the running maximum is computed per bucket of receive time, then
-    carried across buckets): the result does not depend on it.
+    The running maxima are window functions over each producer's first receipts in receive order, computed once
+    per history with the other figures (:mod:`spark_checks.messages`). ``bucket_s`` is accepted for compatibility
+    (it sized the work units of an earlier implementation); it must be positive and changes nothing.
     """
-    F = _f()
     unknown = [scope for scope in scopes if scope not in ORDER_SCOPES]
     if unknown or not scopes:
         raise ValueError(f"unknown ordering scope(s) {unknown or scopes}; valid: {', '.join(ORDER_SCOPES)}")
     if bucket_s <= 0:
         raise ValueError("bucket_s must be positive")
     h = as_history(history)
-    bucket_ns = max(1, int(bucket_s * NS_PER_S))
-    # (expressions are SQL text: one call into the JVM each, which matters for the many small CI histories)
-    first = h.receipts.join(h.acks.select("producer", "seq", "ack_cluster"), ["producer", "seq"], "left").selectExpr(
-        "subscription",
-        "producer",
-        "seq",
-        "key",
-        "ts_ns",
-        "_file",
-        "_row",
-        "cluster AS received_from",
-        "ack_cluster",
-        "coalesce(ack_cluster, '') AS cls",  # messages without an ack form their own class
-        f"ts_ns div {bucket_ns} AS bucket",
-    )
-    parts = []
-    if "producer" in scopes:
-        parts.append(first.selectExpr("'producer' AS scope", "'' AS gkey", "*"))
-    if "key" in scopes:
-        parts.append(first.where("key IS NOT NULL").selectExpr("'key' AS scope", "key AS gkey", "*"))
-    rows = parts[0] if len(parts) == 1 else parts[0].unionByName(parts[1])
-    group = ["scope", "subscription", "producer", "gkey"]
-    by = ", ".join(group)
-    before = "ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING"
-
-    # 1. per bucket: the highest seq per class; carried = the highest of all earlier buckets (same class / any)
-    per_class = rows.groupBy(*group, "bucket", "cls").agg(F.expr("max(seq) AS top"))
-    carried_same = per_class.selectExpr(
-        *group, "bucket", "cls", f"max(top) OVER (PARTITION BY {by}, cls ORDER BY bucket {before}) AS carry"
-    )
-    carried_any = (
-        per_class.groupBy(*group, "bucket")
-        .agg(F.expr("max(top) AS top"))
-        .selectExpr(*group, "bucket", f"max(top) OVER (PARTITION BY {by} ORDER BY bucket {before}) AS carry_any")
-    )
-    # 2. inside each bucket: the running maximum in receive order, started from the carried one
-    order = "ORDER BY ts_ns, _file, _row"
-    rows = (
-        rows.join(carried_same, [*group, "bucket", "cls"], "left")
-        .join(carried_any, [*group, "bucket"], "left")
-        .selectExpr(
-            "*",
-            f"greatest(carry, max(seq) OVER (PARTITION BY {by}, bucket, cls {order} {before})) AS max_seq_before",
-            f"greatest(carry_any, max(seq) OVER (PARTITION BY {by}, bucket {order} {before})) AS max_seq_before_any",
-        )
-    )
-    flagged = rows.where("seq < max_seq_before OR seq < max_seq_before_any").selectExpr(
-        "scope",
-        "subscription",
-        "producer",
-        "key",
-        "seq",
-        "ack_cluster",
-        "received_from",
-        "ts_ns",
-        "_file",
-        "_row",
-        "max_seq_before",
-        "max_seq_before_any",
-        "CASE WHEN seq < max_seq_before THEN 'reorder' ELSE 'allowed' END AS kind",
-    )
-    if h.cache:
-        flagged = flagged.persist()
-    try:
-        figures = {
-            (row["scope"], row["kind"]): _int(row["n"])
-            for row in flagged.groupBy("scope", "kind").agg(F.expr("count(1) AS n")).collect()
-        }
-        reorders = sum(n for (_, kind), n in figures.items() if kind == "reorder")
-        allowed_count = sum(n for (_, kind), n in figures.items() if kind == "allowed")
-        counts: dict[str, Figure] = {"reorders": reorders, "allowed_cross_cluster_interleavings": allowed_count}
-        for scope in scopes:
-            counts[f"reorders[{scope}]"] = figures.get((scope, "reorder"), 0)
-        for scope in scopes:
-            counts[f"allowed_cross_cluster_interleavings[{scope}]"] = figures.get((scope, "allowed"), 0)
-        rows_out: list[dict[str, Any]] = []
-        if (reorders or allowed_count) and examples > 0:
-            rows_out = _dicts(
-                flagged.orderBy(F.col("kind").desc(), *ORDER_COLUMNS, "scope")
-                .drop("_file", "_row")
-                .limit(examples)
-                .collect()
+    figures = h.figures
+    reorders_by = {scope: figures.total(f"reorders_{scope}") for scope in scopes}
+    allowed_by = {scope: figures.total(f"allowed_{scope}") for scope in scopes}
+    reorders, allowed_count = sum(reorders_by.values()), sum(allowed_by.values())
+    counts: dict[str, Figure] = {"reorders": reorders, "allowed_cross_cluster_interleavings": allowed_count}
+    for scope in scopes:
+        counts[f"reorders[{scope}]"] = reorders_by[scope]
+    for scope in scopes:
+        counts[f"allowed_cross_cluster_interleavings[{scope}]"] = allowed_by[scope]
+    rows_out: list[dict[str, Any]] = []
+    if (reorders or allowed_count) and examples > 0:
+        flagged = [
+            h.messages.where(f"{scope}_kind IS NOT NULL").selectExpr(
+                f"'{scope}' AS scope",
+                "subscription",
+                "producer",
+                "key",
+                "seq",
+                "ack_cluster",
+                "cluster AS received_from",
+                "ts_ns",
+                "_file",
+                "_row",
+                f"{scope}_max_seq_before AS max_seq_before",
+                f"{scope}_max_seq_before_any AS max_seq_before_any",
+                f"{scope}_kind AS kind",
             )
-    finally:
-        if h.cache:
-            flagged.unpersist()
+            for scope in scopes
+        ]
+        union = flagged[0] if len(flagged) == 1 else flagged[0].unionByName(flagged[1])
+        rows_out = _dicts(
+            union.orderBy(_f().col("kind").desc(), *ORDER_COLUMNS, "scope")
+            .drop("_file", "_row")
+            .limit(examples)
+            .collect()
+        )
     summary = f"first receipts out of seq order among messages acked by the same cluster; scopes: {', '.join(scopes)}"
     reason = ""
     if not h.stats.get(RECEIVE):
@@ -343,71 +282,34 @@ def check_accounting(history: History | DataFrame, *, examples: int = DEFAULT_EX
     the ack time: ``replication_lag_p50_ns``/p90/p99 (``percentile_approx``) and max, overall and per route
     ``[a->b]``. Fails only when a message was received that was never sent nor acknowledged (``received_unknown``).
     """
-    F = _f()
     h = as_history(history)
     h.require("accounting", SEND)
-    acks = h.acks.select("producer", "seq", "ack_cluster", "ack_ts_ns")
-    count = F.expr("count(1) AS value")
-    sent = (
-        h.sends.join(acks, ["producer", "seq"], "left")
-        .groupBy("ack_cluster")
-        .agg(count)
-        .selectExpr("'sent' AS metric", "ack_cluster AS cluster", "value")
-    )
-    acknowledged = (
-        acks.groupBy("ack_cluster").agg(count).selectExpr("'acknowledged' AS metric", "ack_cluster AS cluster", "value")
-    )
-    receives = h.receives.select("subscription", "producer", "seq", "cluster", "ts_ns").join(
-        acks, ["producer", "seq"], "left"
-    )
-    elsewhere = "ack_cluster IS NOT NULL AND cluster != ack_cluster"
-    received = (
-        receives.groupBy("cluster")
-        .agg(
-            F.expr("count(1) AS received"),
-            F.expr(f"count_if({elsewhere}) AS replicated"),
-            F.expr("count_if(ack_cluster IS NULL) AS received_unacked"),
-        )
-        .selectExpr(
-            "stack(3, 'received', received, 'replicated', replicated, 'received_unacked', received_unacked)"
-            " AS (metric, value)",
-            "cluster",
-        )
-    )
-    message_ids = h.sends.select("producer", "seq").unionByName(acks.select("producer", "seq"))
-    unknown = (
-        h.receipts.join(message_ids, ["producer", "seq"], "left_anti")
-        .groupBy("cluster")
-        .agg(count)
-        .selectExpr("'received_unknown' AS metric", "cluster", "value")
-    )
-    # replication lag: first receipt of each message per subscription on each non-acking cluster
+    found = h.figures
     lag_names = [f"replication_lag_p{round(fraction * 100)}_ns" for fraction in LAG_PERCENTILES]
-    percentiles = ", ".join(str(fraction) for fraction in LAG_PERCENTILES)
-    lag_pairs = ", ".join(f"'{name}', CAST(p[{index}] AS BIGINT)" for index, name in enumerate(lag_names))
-    lag_metrics = (
-        receives.where(elsewhere)
-        .groupBy("subscription", "producer", "seq", "cluster", "ack_cluster")
-        .agg(F.expr("min(ts_ns - ack_ts_ns) AS lag"))
-        .rollup("ack_cluster", "cluster")
-        .agg(
-            F.expr(f"percentile_approx(lag, array({percentiles}), 10000) AS p"),
-            F.expr("max(lag) AS max"),
-            F.expr("count(1) AS n"),
-        )
-        .where("(ack_cluster IS NULL) = (cluster IS NULL) AND n > 0")  # overall and per route, no subtotals
-        .selectExpr(
-            f"stack({len(lag_names) + 2}, 'replication_lag_samples', n, {lag_pairs}, 'replication_lag_max_ns', max)"
-            " AS (metric, value)",
-            "CASE WHEN ack_cluster IS NOT NULL THEN concat(ack_cluster, '->', cluster) END AS cluster",
-        )
-    )
     figures: dict[tuple[str, str | None], int] = {}
+    # a (metric, cluster) figure exists where its events exist, as the per-cluster groups of a groupBy would
+    sources = (
+        ("sent", "sends", "ack_cluster"),
+        ("acknowledged", "acked", "ack_cluster"),
+        ("received_unknown", "unknown", "cluster"),
+    )
+    for metric, measure, dimension in sources:
+        for cluster, value in found.by(measure, dimension).items():
+            figures[(metric, cluster)] = value
+    for cluster, value in found.by("received", "cluster").items():
+        figures[("received", cluster)] = value
+        for metric in ("replicated", "received_unacked"):
+            figures[(metric, cluster)] = 0
+    for metric in ("replicated", "received_unacked"):
+        for cluster, value in found.by(metric, "cluster").items():
+            figures[(metric, cluster)] = value
     lag_figures: dict[tuple[str, str | None], int] = {}
-    everything = sent.unionByName(acknowledged).unionByName(received).unionByName(unknown).unionByName(lag_metrics)
-    for row in everything.collect():  # one job for every figure
-        target = lag_figures if row["metric"].startswith("replication_lag") else figures
-        target[(row["metric"], row["cluster"])] = _int(row["value"])
+    for row in found.lag:
+        route = None if row["ack_cluster"] is None else f"{row['ack_cluster']}->{row['cluster']}"
+        lag_figures[("replication_lag_samples", route)] = _int(row["n"])
+        for name, value in zip(lag_names, row["p"] or [], strict=False):
+            lag_figures[(name, route)] = _int(value)
+        lag_figures[("replication_lag_max_ns", route)] = _int(row["max"])
     clusters = sorted({cluster for _, cluster in figures if cluster is not None})
     metrics = ("sent", "acknowledged", "received", "replicated", "received_unacked", "received_unknown")
     totals = {metric: sum(v for (m, _), v in figures.items() if m == metric) for metric in metrics}
@@ -428,7 +330,7 @@ def check_accounting(history: History | DataFrame, *, examples: int = DEFAULT_EX
     rows_out: list[dict[str, Any]] = []
     if totals["received_unknown"] and examples > 0:
         rows_out = _dicts(
-            h.receipts.join(message_ids, ["producer", "seq"], "left_anti")
+            h.messages.where("is_first AND sends = 0 AND ack_ts_ns IS NULL")
             .orderBy(*ORDER_COLUMNS)
             .select("subscription", "producer", "seq", "key", "cluster", "ts_ns")
             .limit(examples)
@@ -520,12 +422,8 @@ def check_availability(
         .orderBy(F.col("duration_ns").desc(), "start_ts_ns", "group")
         .collect()
     )
-    share_row = (
-        h.sends.join(h.acks.selectExpr("producer", "seq", "1 AS acked"), ["producer", "seq"], "left")
-        .agg(F.expr("count(1) AS sends"), F.expr("count(acked) AS acked"))
-        .collect()[0]
-    )
-    sends, acked = _int(share_row["sends"]), _int(share_row["acked"])
+    sends = _int(stats.get(SEND))
+    acked = h.figures.total("acked_sends") if sends else 0
     overall = [row for row in gaps if row["group"] is None]
     by_producer = [row for row in gaps if row["group"] is not None]
     counts: dict[str, Figure] = {

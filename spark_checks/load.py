@@ -29,13 +29,16 @@ from pytest_pulsar_ha.history import (
     SEND_ERROR,
 )
 
+from . import messages as message_frame
 from .lines import Tail, bad_lines, local_files, truncated_tails
+from .messages import Figures
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
     from pyspark.sql.types import StructType
 
 CORRUPT = "_corrupt_record"
+ACK_CLUSTERS = "ack_clusters"
 ORDER_COLUMNS = ("ts_ns", "_file", "_row")
 """Receive order: time, then file, then position in the file (ties broken by file order)."""
 
@@ -142,7 +145,10 @@ def read_events(spark: SparkSession, source: str | os.PathLike[str] | DataFrame)
     path = os.fspath(source)
     _check_exists(path)
     kind = _format_of(path)
-    file_order = [F.col("_metadata.file_path").alias("_file"), F.monotonically_increasing_id().alias("_row")]
+    # _file breaks ties between files of a directory; one local file needs no path per row (less to shuffle)
+    single = ("://" not in path or path.startswith("file:")) and Path(path.removeprefix("file:")).is_file()
+    file_column = F.lit("") if single else F.col("_metadata.file_path")
+    file_order = [file_column.alias("_file"), F.monotonically_increasing_id().alias("_row")]
     if kind == "json":
         files = local_files(path, JSON_SUFFIXES)
         reader = spark.read.schema(event_schema(corrupt_column=True)).option("mode", "PERMISSIVE")
@@ -198,6 +204,7 @@ def _row_figures(source: Source) -> list[Column]:
     figures["first_ack_ts_ns"] = f"min(CASE WHEN type = '{ACK}' THEN ts_ns END)"
     figures["last_ack_ts_ns"] = f"max(CASE WHEN type = '{ACK}' THEN ts_ns END)"
     columns = [F.expr(value).alias(name) for name, value in figures.items()]
+    columns.append(F.expr(f"collect_set(CASE WHEN type = '{ACK}' THEN cluster END)").alias(ACK_CLUSTERS))
     texts = sorted({tail.text for tail in source.tails})
     truncated = F.count_if(F.col(CORRUPT).isin(texts)) if texts else F.lit(0)
     return [*columns, truncated.alias("truncated")]
@@ -236,32 +243,17 @@ def _row_problems(frame: DataFrame, source: Source, stats: dict[str, int | None]
     return problems
 
 
-def _message_problems(frame: DataFrame) -> list[str]:
+def _message_problems(messages: DataFrame, figures: Figures) -> list[str]:
     """The rules about messages: a seq is sent once; an ack or send_error follows a send of the same message."""
-    from pyspark.sql import functions as F
-
-    outcome_types = f"'{ACK}', '{SEND_ERROR}'"
-    per_message = (
-        frame.where(f"type IN ('{SEND}', {outcome_types})")
-        .groupBy("producer", "seq")
-        .agg(
-            F.expr(f"count_if(type = '{SEND}') AS sends"),
-            F.expr(f"count_if(type IN ({outcome_types})) AS outcomes"),
-        )
-    )
-    row = per_message.selectExpr(
-        "count_if(sends > 1) AS resent",
-        "coalesce(sum(CASE WHEN sends = 0 THEN outcomes END), 0) AS orphans",
-    ).collect()[0]
     problems = []
-    if row["resent"]:
-        examples = _examples(per_message.where("sends > 1"))
-        problems.append(f"{row['resent']} (producer, seq) sent more than once (a seq is never reused), e.g. {examples}")
-    if row["orphans"]:
-        examples = _examples(per_message.where("sends = 0"))
+    resent, orphans = figures.total("resent"), figures.total("orphans")
+    if resent:
+        examples = _examples(messages.where("is_message AND sends > 1"))
+        problems.append(f"{resent} (producer, seq) sent more than once (a seq is never reused), e.g. {examples}")
+    if orphans:
+        examples = _examples(messages.where("is_message AND sends = 0 AND outcomes > 0"))
         problems.append(
-            f"{row['orphans']} ack/send_error event(s) without a send event for the same (producer, seq), e.g. "
-            f"{examples}"
+            f"{orphans} ack/send_error event(s) without a send event for the same (producer, seq), e.g. {examples}"
         )
     return problems
 
@@ -271,13 +263,14 @@ def _examples(frame: DataFrame, count: int = 3) -> str:
     return ", ".join(f"{row['producer']}/{row['seq']}" for row in rows)
 
 
-def _validate(source: Source, frame: DataFrame) -> dict[str, int | None]:
-    """Figures per type, and every rule a history must follow (else :class:`HistoryInputError`).
+def _validate(source: Source, frame: DataFrame) -> tuple[dict[str, int | None], list[str]]:
+    """Figures per type and the clusters that acknowledged, after the row rules (else :class:`HistoryInputError`).
 
-    One pass for the figures and the row rules; when those hold, one more for the message rules.
+    One pass (no shuffle). The message rules are checked on the message frame (:meth:`History.figures`).
     """
-    row = frame.select(*_row_figures(source)).collect()[0]
-    stats: dict[str, int | None] = row.asDict()
+    row = frame.select(*_row_figures(source)).collect()[0].asDict()
+    clusters = sorted(row.pop(ACK_CLUSTERS) or [])
+    stats: dict[str, int | None] = row
     problems = _row_problems(frame, source, stats)
     if problems and source.files:
         located = list(bad_lines(source.files, skip=source.tails))
@@ -287,11 +280,9 @@ def _validate(source: Source, frame: DataFrame) -> dict[str, int | None]:
         raise HistoryInputError(
             f"{source.label}: holds no events (an empty history: did the run stop before its first event?)"
         )
-    if not problems:
-        problems = _message_problems(frame)
     if problems:
         raise HistoryInputError(f"{source.label}: not a valid history: " + "; ".join(problems))
-    return {name: value for name, value in stats.items() if not name.startswith("null_")}
+    return {name: value for name, value in stats.items() if not name.startswith("null_")}, clusters
 
 
 def _notes(source: Source) -> list[str]:
@@ -303,7 +294,12 @@ def _notes(source: Source) -> list[str]:
 
 
 class History:
-    """The events of one history in Spark, validated, with the frames the checks share (built lazily)."""
+    """The events of one history in Spark, validated, with the message frame and the figures every check reads.
+
+    The message frame (:mod:`spark_checks.messages`: one shuffle by producer, windows, only the needed columns) and
+    its figures (one aggregation) are built on first use; with ``cache`` the frame is persisted until :meth:`close`
+    (the checks read their example rows from it).
+    """
 
     def __init__(
         self,
@@ -313,6 +309,7 @@ class History:
         stats: Mapping[str, int | None],
         cache: bool,
         notes: Sequence[str] = (),
+        ack_clusters: Sequence[str] = (),
     ) -> None:
         self.events = events
         self.label = label
@@ -320,9 +317,11 @@ class History:
         self.cache = cache
         self.notes = tuple(notes)
         """What the reading skipped or assumed (e.g. a truncated last line), for the report."""
-        self._cached: list[DataFrame] = [events] if cache else []
-        self._acks: DataFrame | None = None
-        self._receipts: DataFrame | None = None
+        self.ack_clusters = tuple(ack_clusters)
+        """The clusters that acknowledged sends (the classes of the ordering check)."""
+        self._cached: list[DataFrame] = []
+        self._messages: DataFrame | None = None
+        self._figures: Figures | None = None
         self._by_type: dict[tuple[str, ...], DataFrame] = {}
 
     @property
@@ -356,12 +355,6 @@ class History:
         if problem is not None:
             raise HistoryInputError(problem)
 
-    def _keep(self, frame: DataFrame) -> DataFrame:
-        if self.cache:
-            frame = frame.persist()
-            self._cached.append(frame)
-        return frame
-
     def of_type(self, *types: str) -> DataFrame:
         """The events of these types (the same DataFrame object for the same types)."""
         frame = self._by_type.get(types)
@@ -374,77 +367,35 @@ class History:
         return frame
 
     @property
-    def sends(self) -> DataFrame:
-        return self.of_type(SEND)
+    def messages(self) -> DataFrame:
+        """One row per message and per receive event, with first ack, first receipt, deliveries and the ordering
+        columns (see :func:`spark_checks.messages.build`); persisted with ``cache``."""
+        if self._messages is None:
+            frame = message_frame.build(self.events, self.ack_clusters)
+            if self.cache:
+                frame = frame.persist()
+                self._cached.append(frame)
+            self._messages = frame
+        return self._messages
 
     @property
-    def send_errors(self) -> DataFrame:
-        return self.of_type(SEND_ERROR)
-
-    @property
-    def receives(self) -> DataFrame:
-        return self.of_type(RECEIVE)
-
-    @property
-    def acks(self) -> DataFrame:
-        """The first acknowledgement of each message: producer, seq, ack_cluster, ack_ts_ns, topic, key, acks.
-
-        ``acks`` is how many ack events the message has (more than one: the client saw it acknowledged twice).
-        """
-        if self._acks is None:
-            from pyspark.sql import functions as F
-
-            first = F.min(F.struct(*ORDER_COLUMNS, "cluster", "topic", "key")).alias("first")
-            frame = self.of_type(ACK).groupBy("producer", "seq").agg(first, F.count(F.lit(1)).alias("acks"))
-            self._acks = self._keep(
-                frame.select(
-                    "producer",
-                    "seq",
-                    F.col("first.cluster").alias("ack_cluster"),
-                    F.col("first.ts_ns").alias("ack_ts_ns"),
-                    F.col("first.topic").alias("topic"),
-                    F.col("first.key").alias("key"),
-                    "acks",
-                )
-            )
-        return self._acks
-
-    @property
-    def receipts(self) -> DataFrame:
-        """One row per (subscription, producer, seq) received: its first receipt and how often it came.
-
-        Columns: subscription, producer, seq, topic, key, ts_ns, _file, _row (the first receipt, in receive
-        order), cluster (that delivered the first receipt), deliveries, last_ts_ns, last_cluster.
-        """
-        if self._receipts is None:
-            from pyspark.sql import functions as F
-
-            fields = (*ORDER_COLUMNS, "cluster", "topic", "key")
-            frame = self.receives.groupBy("subscription", "producer", "seq").agg(
-                F.min(F.struct(*fields)).alias("first"),
-                F.max(F.struct(*fields)).alias("last"),
-                F.count(F.lit(1)).alias("deliveries"),
-            )
-            self._receipts = self._keep(
-                frame.select(
-                    "subscription",
-                    "producer",
-                    "seq",
-                    *[F.col(f"first.{name}").alias(name) for name in fields],
-                    "deliveries",
-                    F.col("last.ts_ns").alias("last_ts_ns"),
-                    F.col("last.cluster").alias("last_cluster"),
-                )
-            )
-        return self._receipts
+    def figures(self) -> Figures:
+        """Every count of the checks (one aggregation over :attr:`messages`); raises :class:`HistoryInputError`
+        when the history breaks a message rule (a seq sent twice, an ack or send_error without its send)."""
+        if self._figures is None:
+            figures = message_frame.collect_figures(self.messages)
+            problems = _message_problems(self.messages, figures)
+            if problems:
+                raise HistoryInputError(f"{self.label}: not a valid history: " + "; ".join(problems))
+            self._figures = figures
+        return self._figures
 
     def close(self) -> None:
         """Release what this history persisted."""
         for frame in self._cached:
             frame.unpersist()
         self._cached = []
-        self._acks = None
-        self._receipts = None
+        self._messages = None
 
     def __enter__(self) -> History:
         return self
@@ -462,25 +413,34 @@ def load_history(
     """Read and validate a history (``.jsonl``, ``.parquet``, a directory of either, or a DataFrame).
 
     Raises :class:`HistoryInputError` when the input is not a history: the message names the missing column,
-    the wrong type or the rule broken. A :class:`History` is returned as it is.
+    the wrong type or the rule broken. A :class:`History` is returned as it is. Two passes: the row rules and
+    figures per type (no shuffle), then the message frame and its figures (one shuffle), which the checks read.
+    JSON Lines events are persisted with ``cache`` (parsing them again would cost more than keeping them);
+    Parquet is read again where needed (its columns are the cache).
     """
     if isinstance(source, History):
         return source
     read = read_events(spark, source)
-    frame = read.frame.persist() if cache else read.frame
+    keep_events = cache and read.has_corrupt
+    frame = read.frame.persist() if keep_events else read.frame
+    history: History | None = None
     try:
-        stats = _validate(read, frame)
+        stats, clusters = _validate(read, frame)
+        events = frame
+        if read.has_corrupt:
+            events = frame.where(f"{CORRUPT} IS NULL") if read.tails else frame
+            events = events.drop(CORRUPT)
+        history = History(events, label=read.label, stats=stats, cache=cache, notes=_notes(read), ack_clusters=clusters)
+        if keep_events:
+            history._cached.append(frame)  # the frame without the corrupt column is read from the cached one
+        if stats.get(SEND) or stats.get(ACK) or stats.get(RECEIVE) or stats.get(SEND_ERROR):
+            _ = history.figures  # the message rules are checked here: a bad history is refused by load_history
     except BaseException:
-        if cache:
+        if history is not None:
+            history.close()
+        elif keep_events:
             frame.unpersist()
         raise
-    events = frame
-    if read.has_corrupt:
-        events = frame.where(f"{CORRUPT} IS NULL") if read.tails else frame
-        events = events.drop(CORRUPT)
-    history = History(events, label=read.label, stats=stats, cache=cache, notes=_notes(read))
-    if cache:
-        history._cached = [frame]  # the frame without the corrupt column is read from the cached one
     return history
 
 

@@ -28,13 +28,15 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
-from .errors import ScenarioError, ScenarioFailed
+from .errors import ExpectedScenarioFailure, ScenarioError, ScenarioFailed
 from .loader import ScenarioCase, is_scenario_file, load_scenarios
 
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
 
     from ..environment import PulsarHaEnvironment
+    from ..environment_pool import EnvironmentPool
+    from ..topology import ClusterSpec
 
 Runner = Callable[["ScenarioItem", ScenarioCase], None]
 
@@ -51,8 +53,15 @@ def _scenario(pulsar_ha: object) -> None:
     """
 
 
+def _scenario_own_environment(pulsar_ha_environments: object) -> None:
+    """Stand-in test function of a scenario whose topology the session's environment does not fit: it gets
+    the environments of the session (keyed by topology) instead of the session's own."""
+
+
 #: The fixtures every scenario test requests (set up before the runner is called).
 SCENARIO_FIXTURES = tuple(inspect.signature(_scenario).parameters)
+#: ... and those of a scenario that needs an environment of its own.
+OWN_ENVIRONMENT_FIXTURES = tuple(inspect.signature(_scenario_own_environment).parameters)
 
 #: The mark every scenario test carries (``-m pulsar_ha_scenario`` selects them all).
 SCENARIO_MARK = "pulsar_ha_scenario"
@@ -103,6 +112,18 @@ def collect_scenario_file(parent: pytest.Collector, file_path: Path) -> Scenario
     return ScenarioFile.from_parent(parent, path=file_path)
 
 
+def _own_environment(config: pytest.Config, case: ScenarioCase) -> tuple[ClusterSpec, ...] | None:
+    """The clusters ``case`` needs when the session's (the plugin's settings) do not fit it; None otherwise or
+    without the plugin."""
+    from ..environment_pool import scenario_specs
+    from ..plugin import SETTINGS_KEY
+
+    settings = config.stash.get(SETTINGS_KEY, None)
+    if settings is None:
+        return None
+    return scenario_specs(case.scenario.topology, settings.clusters)
+
+
 class ScenarioFile(pytest.Module):
     """A ``*.pulsar-ha.yaml`` file. It is a ``pytest.Module`` (of an empty, synthetic module object) so that
     fixtures of every scope, module scope included, work for its scenarios as for Python tests."""
@@ -129,11 +150,18 @@ class ScenarioItem(pytest.Function):
     """One scenario (or one variant of it) as a test; see the module's documentation for how it runs."""
 
     def __init__(self, *, case: ScenarioCase, **kwargs: Any) -> None:
-        super().__init__(callobj=_scenario, **kwargs)
+        specs = _own_environment(kwargs["parent"].config, case)
+        super().__init__(callobj=_scenario if specs is None else _scenario_own_environment, **kwargs)
         self.case = case
+        self.environment_specs = specs
+        """The clusters this scenario needs when the session's environment does not fit it (else None)."""
         self.add_marker(SCENARIO_MARK)
         for mark in case.scenario.marks:
             self.add_marker(mark)
+        expect_failure = case.scenario.expect_failure
+        if expect_failure is not None:
+            reason = expect_failure.reason + (f" ({expect_failure.issue})" if expect_failure.issue else "")
+            self.add_marker(pytest.mark.xfail(reason=reason, strict=True, raises=ExpectedScenarioFailure))
         self.user_properties.append(("scenario_seed", case.seed))
 
     @property
@@ -143,7 +171,11 @@ class ScenarioItem(pytest.Function):
 
     @property
     def pulsar_ha(self) -> PulsarHaEnvironment:
-        """The session's environment (the ``pulsar_ha`` fixture), set up before :meth:`runtest`."""
+        """The environment this scenario runs on, set up before :meth:`runtest`: the session's (the ``pulsar_ha``
+        fixture), or, for a scenario in :attr:`environment_specs`, the one of its topology."""
+        if self.funcargs and self.environment_specs is not None and "pulsar_ha_environments" in self.funcargs:
+            pool = cast("EnvironmentPool", self.funcargs["pulsar_ha_environments"])
+            return pool.get(self.environment_specs)
         if not self.funcargs or "pulsar_ha" not in self.funcargs:
             raise RuntimeError(f"{self.nodeid}: the pulsar_ha fixture is set up only while the scenario runs")
         return cast("PulsarHaEnvironment", self.funcargs["pulsar_ha"])
@@ -156,7 +188,7 @@ class ScenarioItem(pytest.Function):
         get_runner(self.config)(self, self.case)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str | TerminalRepr:  # type: ignore[override]
-        if isinstance(excinfo.value, ScenarioFailed):
+        if isinstance(excinfo.value, ScenarioFailed):  # ExpectedScenarioFailure included
             return str(excinfo.value)
         return super().repr_failure(excinfo)
 

@@ -36,3 +36,9 @@ class ScenarioFailed(AssertionError):
     The test report shows its message as written, without a traceback: say what was expected, what was observed,
     and when.
     """
+
+
+class ExpectedScenarioFailure(ScenarioFailed):
+    """Raised instead of :class:`ScenarioFailed` for a scenario with ``expect_failure`` when expectations failed
+    as it says they would (the scenario is marked ``xfail(strict=True, raises=ExpectedScenarioFailure)``: this
+    reports XFAIL; any other failure stays a failure, and a pass is XPASS(strict), a failure)."""

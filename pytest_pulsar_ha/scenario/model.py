@@ -38,6 +38,8 @@ SCENARIO_NAME_PATTERN = r"[a-z0-9][a-z0-9_.-]*"
 CLUSTER_NAME_PATTERN = r"[a-z][a-z0-9-]{0,39}"
 MARK_NAME_PATTERN = r"[A-Za-z_][A-Za-z0-9_]*"
 TOPIC_NAME_PATTERN = r"[A-Za-z0-9_][A-Za-z0-9_.=-]*"
+DOMAIN_NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}"
+SETTING_NAME_PATTERN = r"[A-Za-z][A-Za-z0-9_.]*"
 
 PROVIDER_KINDS = ("auto", "controlled", "native", "none")
 FAULT_KINDS = (
@@ -51,6 +53,9 @@ FAULT_KINDS = (
     "replication_cut",
     "operator_switch",
     "url_provider",
+    "broker_kill",
+    "broker_pause",
+    "domain_outage",
 )
 EXPECTATION_KINDS = (
     "switch",
@@ -60,6 +65,8 @@ EXPECTATION_KINDS = (
     "no_loss",
     "ordering",
     "max_duplicates",
+    "placement",
+    "reassigned",
 )
 
 _EPSILON = 1e-9  # durations are floats: 0.1s + 0.2s must still end by 0.3s
@@ -133,6 +140,23 @@ TopicName = Annotated[
     ),
     _string(TOPIC_NAME_PATTERN, "A topic's local name (the namespace is chosen by the runner)."),
 ]
+DomainName = Annotated[
+    str,
+    AfterValidator(
+        _matching(
+            DOMAIN_NAME_PATTERN,
+            "a name of 1-64 letters, digits, '_', '.' and '-', starting with a letter or digit",
+        )
+    ),
+    _string(DOMAIN_NAME_PATTERN, "A failure domain or anti-affinity group name: 1-64 letters, digits, '_', '.', '-'."),
+]
+SettingName = Annotated[
+    str,
+    AfterValidator(_matching(SETTING_NAME_PATTERN, "a broker.conf key such as failureDomainsEnabled")),
+    _string(SETTING_NAME_PATTERN, "A broker.conf key, e.g. failureDomainsEnabled."),
+]
+#: The most brokers a cluster may have (each is a JVM of its own; see pytest_pulsar_ha.topology.MAX_BROKERS).
+MAX_BROKERS = 8
 #: The largest whole number a count may be (Pulsar and its Java clients count with 32-bit ints).
 MAX_COUNT = 2**31 - 1
 #: The largest seed (a Java long).
@@ -143,6 +167,11 @@ TrueFlag = Annotated[bool, Strict(), AfterValidator(_true), WithJsonSchema({"con
 Count = Annotated[int, Strict(), Field(ge=0, le=MAX_COUNT)]
 PositiveCount = Annotated[int, Strict(), Field(ge=1, le=MAX_COUNT)]
 Seed = Annotated[int, Strict(), Field(ge=0, le=MAX_SEED)]
+BrokerCount = Annotated[int, Strict(), Field(ge=1, le=MAX_BROKERS)]
+BrokerIndex = Annotated[int, Strict(), Field(ge=0, le=MAX_BROKERS - 1)]
+SettingValue = (
+    Annotated[str, Strict()] | Annotated[int, Strict()] | Annotated[float, Strict()] | Annotated[bool, Strict()]
+)
 
 
 class _Model(BaseModel):
@@ -163,22 +192,111 @@ def _duplicates(values: tuple[str, ...], loc: Loc, what: str) -> list[tuple[Loc,
 
 
 class Topology(_Model):
-    """The clusters a scenario runs on."""
+    """The clusters a scenario runs on: their names, brokers, broker settings and failure domains.
+
+    A scenario whose topology differs from the session's (brokers, broker settings, clusters) gets an
+    environment of its own, started for it and shared with every scenario of the same topology.
+    """
 
     clusters: tuple[ClusterName, ...] | None = None
     """Names of the clusters, in order. Default: the session's clusters (`--pulsar-ha-clusters`)."""
     auth: Literal["none", "token"] = "none"
     """What the clusters must require of clients: `token` needs a session started with `--pulsar-ha-auth=token`
     (each cluster then has its own secret key, and the providers switch credentials with the URL)."""
+    brokers: BrokerCount | dict[ClusterName, BrokerCount] | None = None
+    """Brokers per cluster: a number for every cluster, or `{cluster: number}` (others: 1). 1 is a `pulsar
+    standalone`; 2 or more is one ZooKeeper, one bookie and that many brokers. Default: the session's
+    (`--pulsar-ha-brokers`)."""
+    broker_settings: dict[ClusterName, dict[SettingName, SettingValue]] = Field(default_factory=dict)
+    """broker.conf settings per cluster, e.g. `{cluster-a: {failureDomainsEnabled: true}}` (part of what
+    decides which environment runs the scenario)."""
+    failure_domains: dict[ClusterName, dict[DomainName, tuple[BrokerIndex, ...]]] = Field(default_factory=dict)
+    """PIP-7 failure domains per cluster, by broker index: `{cluster-a: {rack-1: [0, 1], rack-2: [2, 3]}}`.
+    Declared through the admin API before the workload starts (replacing the cluster's other domains)."""
 
     @model_validator(mode="after")
     def _check(self) -> Topology:
+        problems: list[tuple[Loc, str]] = []
         if self.clusters is not None:
-            problems = _duplicates(self.clusters, ("clusters",), "cluster")
+            problems += _duplicates(self.clusters, ("clusters",), "cluster")
             if not self.clusters:
                 problems.append((("clusters",), "expected at least one cluster, found an empty list"))
-            _raise_problems(problems)
+        problems += self._check_named_clusters()
+        problems += self._check_domains()
+        _raise_problems(problems)
         return self
+
+    def _named(self) -> Iterator[tuple[Loc, str]]:
+        if isinstance(self.brokers, dict):
+            yield from ((("brokers", name), name) for name in self.brokers)
+        yield from ((("broker_settings", name), name) for name in self.broker_settings)
+        yield from ((("failure_domains", name), name) for name in self.failure_domains)
+
+    def _check_named_clusters(self) -> list[tuple[Loc, str]]:
+        named = list(self._named())
+        if not named:
+            return []
+        if self.clusters is None:
+            loc, _ = named[0]
+            return [(loc[:1], f"{loc[0]} per cluster needs topology.clusters (the names of the clusters)")]
+        return [
+            (loc, f"unknown cluster {name!r}; expected one of topology.clusters: {', '.join(self.clusters)}")
+            for loc, name in named
+            if name not in self.clusters
+        ]
+
+    def brokers_of(self, cluster: str) -> int | None:
+        """The brokers this topology asks of ``cluster`` (None: the session's count)."""
+        if isinstance(self.brokers, dict):
+            return self.brokers.get(cluster, 1)
+        return self.brokers
+
+    def settings_of(self, cluster: str) -> dict[str, str]:
+        """``broker_settings`` of ``cluster`` as broker.conf strings (booleans as ``true``/``false``)."""
+        values = self.broker_settings.get(cluster, {})
+        return {key: str(v).lower() if isinstance(v, bool) else str(v) for key, v in values.items()}
+
+    def domain_brokers(self, cluster: str, domain: str) -> tuple[int, ...] | None:
+        """The broker indexes of ``domain`` in ``cluster`` (None: no such domain)."""
+        return self.failure_domains.get(cluster, {}).get(domain)
+
+    def _check_domains(self) -> list[tuple[Loc, str]]:
+        problems: list[tuple[Loc, str]] = []
+        for cluster, domains in self.failure_domains.items():
+            loc: Loc = ("failure_domains", cluster)
+            count = self.brokers_of(cluster)
+            if not domains:
+                problems.append((loc, "expected at least one domain, e.g. {rack-1: [0, 1], rack-2: [2, 3]}"))
+            if count is None or count < 2:
+                problems.append(
+                    (
+                        loc,
+                        f"failure domains need a cluster of several brokers; set topology.brokers for {cluster} "
+                        f"(found {count or 'the session default'})",
+                    )
+                )
+                continue
+            owner: dict[int, str] = {}
+            for domain, indexes in domains.items():
+                if not indexes:
+                    problems.append(((*loc, domain), "expected at least one broker index, found an empty list"))
+                for position, index in enumerate(indexes):
+                    where = (*loc, domain, position)
+                    if index >= count:
+                        problems.append(
+                            (
+                                where,
+                                f"broker index {index} is out of range: {cluster} has {count} brokers "
+                                f"(indexes 0 to {count - 1})",
+                            )
+                        )
+                    elif index in owner:
+                        problems.append(
+                            (where, f"broker {index} is already in domain {owner[index]!r}; domains are disjoint")
+                        )
+                    else:
+                        owner[index] = domain
+        return problems
 
 
 # -- providers -----------------------------------------------------------------------------------------------
@@ -288,6 +406,11 @@ class Workload(_Model):
     consume_from: ClusterName | None = None
     """Consumers connect straight to this cluster instead of going through the provider (e.g. to read what
     geo-replication delivered to a backup)."""
+    namespaces: Annotated[int, Strict(), Field(ge=1, le=64)] = 1
+    """Namespaces the workload runs in: every topic is created in each of them (`namespaces: 4` with one topic
+    makes 4 topics, each with its producers and consumers)."""
+    anti_affinity_group: DomainName | None = None
+    """Put every namespace of the workload in this PIP-7 anti-affinity group (before any topic is looked up)."""
 
     @model_validator(mode="after")
     def _check(self) -> Workload:
@@ -473,6 +596,37 @@ class UrlProviderFault(_Fault):
         return self.at.seconds + self.for_.seconds
 
 
+class BrokerKillFault(_WindowFault):
+    """One broker of a multi-broker cluster is killed (SIGKILL) and started again after `for`; its bundles move
+    to the other brokers once its metadata session expires."""
+
+    kind: Literal["broker_kill"]
+    broker: BrokerIndex
+    """The broker's index in the cluster (0 to topology.brokers - 1)."""
+
+
+class BrokerPauseFault(_WindowFault):
+    """One broker of a multi-broker cluster is frozen (SIGSTOP) for `for`, then resumed."""
+
+    kind: Literal["broker_pause"]
+    broker: BrokerIndex
+    """The broker's index in the cluster (0 to topology.brokers - 1)."""
+
+
+class DomainOutageFault(_WindowFault):
+    """Every broker of a failure domain is killed (SIGKILL) at once and started again after `for`.
+
+    A kill, not a network cut: only a broker whose metadata session expires gives up its bundles, so this is
+    what moves them to the surviving domains (a cut broker keeps them and its clients wait)."""
+
+    kind: Literal["domain_outage"]
+    domain: DomainName
+    """The domain, as declared in topology.failure_domains for the cluster."""
+
+
+#: Faults that strike some brokers of a cluster (the `reassigned` expectation is measured from them).
+BROKER_FAULT_KINDS = ("broker_kill", "broker_pause", "domain_outage")
+
 Fault = Annotated[
     OutageFault
     | KillFault
@@ -483,7 +637,10 @@ Fault = Annotated[
     | ResetFault
     | ReplicationCutFault
     | OperatorSwitchFault
-    | UrlProviderFault,
+    | UrlProviderFault
+    | BrokerKillFault
+    | BrokerPauseFault
+    | DomainOutageFault,
     Field(discriminator="kind"),
 ]
 
@@ -549,6 +706,30 @@ class OrderingSpec(_Model):
     """Order is checked per message key or per producer."""
 
 
+class PlacementSpec(_Model):
+    """PIP-7 placement of the workload's anti-affinity group, read from Pulsar before the faults and after them.
+
+    The rule: the group's namespaces are on distinct domains (evenly over the domains when there are more
+    namespaces than domains) and evenly over the brokers of each domain; only domains and brokers the load
+    manager lists as active count, and every bundle must have an owner."""
+
+    group: DomainName
+    """The anti-affinity group (workload.anti_affinity_group)."""
+    spread: Literal["domain"] = "domain"
+    """What the namespaces are spread over: `domain` (the failure domains of the cluster, then their brokers)."""
+    cluster: ClusterName | None = None
+    """The cluster whose placement is read (default: the provider's primary, or the first cluster)."""
+
+
+class ReassignedSpec(_Model):
+    """After a broker fault, every topic of the workload is served again by a surviving broker in time."""
+
+    within: PositiveDuration
+    """From the recorded start of the fault to the first ack of each topic by a broker the fault did not hit."""
+    fault: Count = 0
+    """Index of the fault in `faults` (a broker_kill, broker_pause or domain_outage; default: the first)."""
+
+
 class _Expectation(_Model):
     kind: ClassVar[str]
 
@@ -602,6 +783,20 @@ class MaxDuplicatesExpectation(_Expectation):
     max_duplicates: Count
 
 
+class PlacementExpectation(_Expectation):
+    """The anti-affinity group is spread over the failure domains, before the faults and after them."""
+
+    kind: ClassVar[str] = "placement"
+    placement: PlacementSpec
+
+
+class ReassignedExpectation(_Expectation):
+    """Every topic is served again by a surviving broker within a time after a broker or domain fault."""
+
+    kind: ClassVar[str] = "reassigned"
+    reassigned: ReassignedSpec
+
+
 def expectation_key(value: Any) -> str | None:
     """The discriminator of an expectation: its single key (None when it has none or several)."""
     if isinstance(value, dict):
@@ -618,11 +813,23 @@ Expectation = Annotated[
     | Annotated[AvailabilityExpectation, Tag("availability")]
     | Annotated[NoLossExpectation, Tag("no_loss")]
     | Annotated[OrderingExpectation, Tag("ordering")]
-    | Annotated[MaxDuplicatesExpectation, Tag("max_duplicates")],
+    | Annotated[MaxDuplicatesExpectation, Tag("max_duplicates")]
+    | Annotated[PlacementExpectation, Tag("placement")]
+    | Annotated[ReassignedExpectation, Tag("reassigned")],
     Discriminator(expectation_key),
 ]
 
 # -- the scenario --------------------------------------------------------------------------------------------
+
+
+class ExpectFailure(_Model):
+    """This scenario is written to fail: it reports XFAIL (with the evidence) when an expectation fails, and an
+    unexpected pass is a failure (XPASS strict)."""
+
+    reason: str = Field(min_length=1)
+    """Why it fails: what the failing expectation demonstrates."""
+    issue: str | None = None
+    """Where the behaviour is tracked (an issue URL or number)."""
 
 
 class Scenario(_Model):
@@ -646,6 +853,8 @@ class Scenario(_Model):
     """What goes wrong, and when."""
     expect: tuple[Expectation, ...] = Field(min_length=1)
     """What must hold; each item has one key naming the expectation."""
+    expect_failure: ExpectFailure | None = None
+    """Mark the scenario as written to fail (an expected failure, reported as XFAIL; a pass fails the run)."""
 
     @model_validator(mode="after")
     def _check(self) -> Scenario:
@@ -673,6 +882,8 @@ class Scenario(_Model):
                 yield ("expect", index, "switch", "to"), expectation.switch.to
             elif isinstance(expectation, SwitchBackExpectation):
                 yield ("expect", index, "switch_back", "to"), expectation.switch_back.to
+            elif isinstance(expectation, PlacementExpectation) and expectation.placement.cluster is not None:
+                yield ("expect", index, "placement", "cluster"), expectation.placement.cluster
 
     def _check_clusters(self) -> list[tuple[Loc, str]]:
         known = self.topology.clusters
@@ -714,6 +925,8 @@ class Scenario(_Model):
                         f"found provider kind {self.provider.kind}",
                     )
                 )
+            if isinstance(fault, BrokerKillFault | BrokerPauseFault | DomainOutageFault):
+                problems += self._check_broker_fault(fault, ("faults", index))
             if isinstance(fault, UrlProviderFault) and self.provider.kind != "controlled":
                 problems.append(
                     (
@@ -723,6 +936,90 @@ class Scenario(_Model):
                     )
                 )
         return problems
+
+    def _check_broker_fault(
+        self, fault: BrokerKillFault | BrokerPauseFault | DomainOutageFault, loc: Loc
+    ) -> list[tuple[Loc, str]]:
+        count = self.topology.brokers_of(fault.cluster)
+        if count is None or count < 2:
+            return [
+                (
+                    (*loc, "cluster"),
+                    f"{fault.kind} needs a cluster of several brokers; set topology.brokers for {fault.cluster} "
+                    f"(found {count or 'the session default'})",
+                )
+            ]
+        if isinstance(fault, DomainOutageFault):
+            known = list(self.topology.failure_domains.get(fault.cluster, {}))
+            if fault.domain not in known:
+                listed = ", ".join(known) if known else "none (declare them in topology.failure_domains)"
+                return [
+                    (
+                        (*loc, "domain"),
+                        f"unknown failure domain {fault.domain!r} of {fault.cluster}; declared: {listed}",
+                    )
+                ]
+            return []
+        if fault.broker >= count:
+            return [
+                (
+                    (*loc, "broker"),
+                    f"broker index {fault.broker} is out of range: {fault.cluster} has {count} brokers "
+                    f"(indexes 0 to {count - 1})",
+                )
+            ]
+        return []
+
+    def placement_cluster(self, spec: PlacementSpec) -> str | None:
+        """The cluster a placement expectation reads: its own, else the provider's primary, else the first."""
+        if spec.cluster is not None:
+            return spec.cluster
+        if self.provider.primary is not None:
+            return self.provider.primary
+        return self.topology.clusters[0] if self.topology.clusters else None
+
+    def _check_placement(self, spec: PlacementSpec, loc: Loc) -> list[tuple[Loc, str]]:
+        problems: list[tuple[Loc, str]] = []
+        group = self.workload.anti_affinity_group
+        if group is None:
+            problems.append(
+                (
+                    (*loc, "group"),
+                    f"placement needs the workload in a group; set workload.anti_affinity_group: {spec.group}",
+                )
+            )
+        elif spec.group != group:
+            problems.append(
+                ((*loc, "group"), f"expected the workload's anti-affinity group {group!r}, found {spec.group!r}")
+            )
+        cluster = self.placement_cluster(spec)
+        if cluster is None or cluster not in self.topology.failure_domains:
+            problems.append(
+                (
+                    loc,
+                    f"spread: domain needs failure domains declared for {cluster or 'the cluster'} in "
+                    "topology.failure_domains",
+                )
+            )
+        return problems
+
+    def _check_reassigned(self, spec: ReassignedSpec, loc: Loc) -> list[tuple[Loc, str]]:
+        if spec.fault >= len(self.faults):
+            if not self.faults:
+                return [(loc, "reassigned is measured from a broker fault, found no faults in this scenario")]
+            return [
+                ((*loc, "fault"), f"expected the index of a fault (0 to {len(self.faults) - 1}), found {spec.fault}")
+            ]
+        kind = self.faults[spec.fault].kind
+        if kind not in BROKER_FAULT_KINDS:
+            return [
+                (
+                    (*loc, "fault"),
+                    f"reassigned is measured from a fault on brokers ({', '.join(BROKER_FAULT_KINDS)}); "
+                    f"fault {spec.fault} is a {kind} fault",
+                )
+            ]
+        return []
 
     def _check_expectations(self) -> list[tuple[Loc, str]]:
         problems: list[tuple[Loc, str]] = []
@@ -752,6 +1049,10 @@ class Scenario(_Model):
                 )
             if isinstance(expectation, SwitchExpectation | SwitchBackExpectation):
                 problems += self._check_fault_ref(expectation, loc)
+            if isinstance(expectation, PlacementExpectation):
+                problems += self._check_placement(expectation.placement, loc)
+            if isinstance(expectation, ReassignedExpectation):
+                problems += self._check_reassigned(expectation.reassigned, loc)
         return problems
 
     def _check_fault_ref(

@@ -91,7 +91,21 @@ def valid_values(annotation: Any) -> str:
         return "a mapping"
     if is_union(tp) and tags(tp):
         return "a mapping with `kind`" if all("kind" in m.model_fields for m in tags(tp).values()) else "a mapping"
+    if typing.get_origin(tp) is dict:
+        key, value = typing.get_args(tp)
+        return f"a mapping of {_noun(valid_values(key))} to {_noun(valid_values(value))}"
+    if is_union(tp):
+        members = [arg for arg in typing.get_args(tp) if arg is not type(None)]
+        return " or ".join(valid_values(arg) for arg in members)
+    if tp in (int, float):
+        return "a number"
     return str(tp)
+
+
+def _noun(text: str) -> str:
+    """``a cluster name: ...`` -> ``cluster name (...)`` inside a longer phrase."""
+    head, _, rest = text.removeprefix("a ").partition(": ")
+    return f"{head} ({rest})" if rest else head
 
 
 def _list(tp: Any, meta: Iterable[Any]) -> str:

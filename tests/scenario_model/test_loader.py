@@ -91,7 +91,8 @@ def test_the_template_is_valid() -> None:
         pytest.param(
             [("kind: outage", "kind: outtage")],
             "t.pulsar-ha.yaml:13: scenarios[0].faults[0].kind: expected one of: outage, kill, pause, latency, "
-            "timeout, bandwidth, reset, replication_cut, operator_switch, url_provider; found 'outtage'",
+            "timeout, bandwidth, reset, replication_cut, operator_switch, url_provider, "
+            "broker_kill, broker_pause, domain_outage; found 'outtage'",
             id="bad-fault-kind",
         ),
         pytest.param(
@@ -135,7 +136,8 @@ def test_the_template_is_valid() -> None:
         pytest.param(
             [("kind: outage, ", "")],
             "t.pulsar-ha.yaml:13: scenarios[0].faults[0]: missing required key 'kind' (one of: outage, kill, pause, "
-            "latency, timeout, bandwidth, reset, replication_cut, operator_switch, url_provider)",
+            "latency, timeout, bandwidth, reset, replication_cut, operator_switch, url_provider, "
+            "broker_kill, broker_pause, domain_outage)",
             id="missing-kind",
         ),
         pytest.param(
@@ -196,7 +198,8 @@ def test_the_template_is_valid() -> None:
         pytest.param(
             [("- no_loss: true", "- no_loss")],
             "t.pulsar-ha.yaml:16: scenarios[0].expect[1]: expected a mapping with one key naming the expectation "
-            "(one of: switch, switch_back, no_switch, availability, no_loss, ordering, max_duplicates), "
+            "(one of: switch, switch_back, no_switch, availability, no_loss, ordering, max_duplicates, placement, "
+            "reassigned), "
             "found 'no_loss' (write 'no_loss: true')",
             id="expectation-not-a-mapping",
         ),

@@ -59,6 +59,7 @@ def test_structure() -> None:
         "workload",
         "faults",
         "expect",
+        "expect_failure",
         "variants",
     }
     assert scenario["additionalProperties"] is False

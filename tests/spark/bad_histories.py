@@ -244,7 +244,7 @@ CASES: tuple[Case, ...] = (
 
 def run_case(spark: SparkSession, case: Case, folder: Path) -> Outcome:
     """Write the case under ``folder``, run ``python -m spark_checks PATH --json`` in this process, and describe
-    the outcome in one deterministic line (the folder replaced by ``<dir>``)."""
+    the outcome in one deterministic line (the folder replaced by ``DIR``)."""
     from spark_checks.cli import main
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -260,7 +260,7 @@ def run_case(spark: SparkSession, case: Case, folder: Path) -> Outcome:
     else:
         message = err.getvalue().strip().removeprefix("error: ")
     for variant in (folder.resolve().as_uri(), f"file:{folder.resolve()}", str(folder.resolve()), str(folder)):
-        message = message.replace(variant, "<dir>")
+        message = message.replace(variant, "DIR")
     return Outcome(code, re.sub(r"\s+", " ", message))
 
 
@@ -275,7 +275,7 @@ def render(outcomes: Sequence[tuple[Case, Outcome]]) -> str:
         f"(a test fails when this page differs from the cases' real outcomes). Regenerate: `{REGENERATE}`.\n\n"
         "Every case is run as `python -m spark_checks PATH --json`. Exit status: 0 every check ok, 1 an anomaly\n"
         "(a check failed: the message names it and the missing evidence), 2 bad input (the message says what is\n"
-        "missing or wrong; `file:line` for JSON Lines). `<dir>` stands for the folder of the case. The rules are\n"
+        "missing or wrong; `file:line` for JSON Lines). `DIR` stands for the folder of the case. The rules are\n"
         "in [the history format](../history-format.md#what-a-bad-history-gets).\n\n"
         "| case | the file holds | exit | message |\n| --- | --- | --- | --- |\n" + "\n".join(rows) + "\n"
     )
