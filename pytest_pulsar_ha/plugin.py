@@ -134,7 +134,11 @@ def pulsar_ha_environments(
         with quiet:  # provisioning progress must reach the terminal
             settings = dataclasses.replace(pulsar_ha_settings, clusters=specs)
             env = build_environment(settings, work_dir=tmp_path_factory.mktemp("pulsar-ha"))
-            print(f"\n[pulsar-ha] starting {settings.describe()} in {env.work_dir}", file=sys.stderr)
+            names = ", ".join(spec.name for spec in specs)
+            print(
+                f"\n[pulsar-ha] starting {names} (brokers={settings.describe_brokers()}) in {env.work_dir}",
+                file=sys.stderr,
+            )
             env.start()
         return env
 

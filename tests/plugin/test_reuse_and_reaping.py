@@ -49,7 +49,7 @@ def test_fixtures_work_from_a_separate_test_directory(pytester: pytest.Pytester,
     result = pytester.runpytest_subprocess("--pulsar-ha-clusters=east,west", *cache_args, timeout=400)
     result.assert_outcomes(passed=2)
     assert result.stdout.str().count("pulsar-ha: backend=embedded clusters=east,west") == 1
-    assert result.stderr.str().count("[pulsar-ha] starting east, west") == 1
+    assert result.stderr.str().count("[pulsar-ha] starting east, west (brokers=1)") == 1
 
 
 def _wait_for(path: Path, timeout: float) -> None:
