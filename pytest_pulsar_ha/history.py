@@ -30,12 +30,24 @@ PROBE: Final = "probe"
 """A failover provider probed ``cluster``; ``detail`` holds the result."""
 SWITCH: Final = "switch"
 """A client switched to ``cluster``."""
+SWITCH_FAILED: Final = "switch_failed"
+"""A provider decided to switch to ``cluster`` but the client refused the update; ``detail`` says why."""
 FAULT_START: Final = "fault_start"
 """A fault began on ``cluster``; ``detail`` names it."""
 FAULT_END: Final = "fault_end"
 """A fault was undone on ``cluster``."""
 
-EVENT_TYPES: Final[tuple[str, ...]] = (SEND, ACK, SEND_ERROR, RECEIVE, PROBE, SWITCH, FAULT_START, FAULT_END)
+EVENT_TYPES: Final[tuple[str, ...]] = (
+    SEND,
+    ACK,
+    SEND_ERROR,
+    RECEIVE,
+    PROBE,
+    SWITCH,
+    SWITCH_FAILED,
+    FAULT_START,
+    FAULT_END,
+)
 """Every valid value of the ``type`` column."""
 MESSAGE_EVENT_TYPES: Final[tuple[str, ...]] = (SEND, ACK, SEND_ERROR, RECEIVE)
 """Event types about one message: they must carry ``producer`` and ``seq``."""

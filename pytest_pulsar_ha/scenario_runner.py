@@ -24,12 +24,24 @@ from typing import Any
 from .broker_faults import broker_fault
 from .check_result import CheckResult
 from .environment import PulsarHaEnvironment
-from .history import ACK, FAULT_END, FAULT_START, PROBE, SEND, SWITCH, Event, jsonl_to_parquet, write_events_jsonl
+from .history import (
+    ACK,
+    FAULT_END,
+    FAULT_START,
+    PROBE,
+    SEND,
+    SWITCH,
+    SWITCH_FAILED,
+    Event,
+    jsonl_to_parquet,
+    write_events_jsonl,
+)
 from .nemesis import Nemesis, ScheduledFault
 from .placement_watch import PlacementWatch, WatchTarget
 from .scenario.loader import ScenarioCase
 from .scenario.model import (
     BROKER_FAULT_KINDS,
+    EXPECTATION_KINDS,
     AutoProvider,
     AvailabilityExpectation,
     BrokerKillFault,
@@ -299,17 +311,7 @@ def steady_state(env: PulsarHaEnvironment, clusters: list[str], timeout: float) 
 
 # -- checks ------------------------------------------------------------------------------------------------
 
-KNOWN_EXPECTATIONS = (
-    "switch",
-    "switch_back",
-    "no_switch",
-    "availability",
-    "no_loss",
-    "ordering",
-    "max_duplicates",
-    "placement",
-    "reassigned",
-)
+KNOWN_EXPECTATIONS = EXPECTATION_KINDS
 """Every expectation kind :func:`evaluate` judges; anything else is an error, never a silent pass."""
 SPARK_EXPECTATIONS = (NoLossExpectation, OrderingExpectation, MaxDuplicatesExpectation)
 """The expectations decided by the Spark checks over the history file."""
@@ -548,7 +550,10 @@ def _provider_events(setup: ProviderSetup) -> list[Event]:
                 {"ok": event.ok, "probe": event.probe, "latency_s": round(event.latency_s, 4), "error": event.error}
             )
             out.append(Event(ts, PROBE, "provider", cluster=event.cluster, detail=detail))
-        elif name == "PollEvent":  # a controlled provider's poll (a SwitchFailedEvent is not in the history)
+        elif name == "SwitchFailedEvent":  # decided, but the client refused it: the provider retries
+            to = setup.url_to_cluster.get(event.to_cluster, event.to_cluster)
+            out.append(Event(ts, SWITCH_FAILED, "provider", cluster=to, detail=f"{event.reason}: {event.error}"))
+        elif name == "PollEvent":  # a controlled provider's poll
             cluster = setup.url_to_cluster.get(event.service_url)
             out.append(
                 Event(ts, PROBE, "provider", cluster=cluster, detail=json.dumps({"ok": event.ok, "error": event.error}))

@@ -32,7 +32,17 @@ def test_event_columns_and_json_line() -> None:
     assert list(data) == list(EVENT_COLUMNS)
     assert data["ts_ns"] == 5 and data["cluster"] == "cluster-a" and data["topic"] is None
     assert Event.from_dict(data) == event
-    assert set(EVENT_TYPES) == {"send", "ack", "send_error", "receive", "probe", "switch", "fault_start", "fault_end"}
+    assert set(EVENT_TYPES) == {
+        "send",
+        "ack",
+        "send_error",
+        "receive",
+        "probe",
+        "switch",
+        "switch_failed",
+        "fault_start",
+        "fault_end",
+    }
 
 
 @pytest.mark.parametrize(

@@ -177,3 +177,22 @@ def test_an_unusable_history_fails_the_spark_expectations_with_the_reason(
     results = evaluate(sc, [], nemesis(), SETUP, tmp_path / "history.jsonl", lambda: object())
     assert [(r.name, r.ok) for r in results] == [("no_loss", False), ("max_duplicates", False)]
     assert all("holds no events" in r.measured for r in results)
+
+
+# -- provider events in the history ---------------------------------------------------------------------------
+
+
+def test_a_switch_the_client_refused_is_in_the_history() -> None:
+    from pulsar_ha_providers import EventHub, SwitchEvent, SwitchFailedEvent
+    from pytest_pulsar_ha.history import SWITCH, SWITCH_FAILED
+    from pytest_pulsar_ha.scenario_runner import _provider_events
+
+    hub = EventHub()
+    hub.publish(SwitchFailedEvent("cluster-a", "cluster-b", "primary down for 2.0s", "update refused", ts=10.0))
+    hub.publish(SwitchEvent("cluster-a", "cluster-b", "primary down for 2.5s", ts=10.5))
+    events = _provider_events(ProviderSetup(target=None, events=hub, primary=A))
+    assert [(e.type, e.cluster, e.ts_ns) for e in events] == [
+        (SWITCH_FAILED, B, 10 * S),
+        (SWITCH, B, int(10.5 * S)),
+    ]
+    assert events[0].detail == "primary down for 2.0s: update refused"

@@ -8,6 +8,7 @@ its start. A window wider than this rule lets a late provider pass; a narrower o
 
 from __future__ import annotations
 
+import contextlib
 import math
 from pathlib import Path
 
@@ -86,3 +87,50 @@ def test_the_shipped_window_is_the_derived_one(case: ScenarioCase, index: int) -
         f"{case.id} ({case.path.name}:{case.line}) declares [{low}s, {high}s]; its settings derive "
         f"[{want_low:.3f}s, {want_high:.3f}s]"
     )
+
+
+# -- the shipped primary-outage window against a late provider -------------------------------------------------
+#
+# In the 10 clean runs of `benchmarks/switch_windows.py` the outage began 0.33-0.45 s before the next probe tick
+# (phase) and the client reconnected in R = 0.10-0.15 s. A provider that switches on time lands at
+# phase + D + R; one that is a check interval late at phase + D + I + R.
+
+
+def _primary_outage() -> ScenarioCase:
+    (case,) = [c for c in load_scenarios(ROOT / "scenarios" / "primary-outage.pulsar-ha.yaml") if "[" not in c.id]
+    return case
+
+
+def _switch_verdict(first_ack_after_fault_s: float) -> bool:
+    from pytest_pulsar_ha.history import ACK, FAULT_START, Event
+    from pytest_pulsar_ha.nemesis import Nemesis, ScheduledFault
+    from pytest_pulsar_ha.scenario_runner import ProviderSetup, evaluate
+    from pytest_pulsar_ha.scenario_workload import EventLog
+
+    scenario = _primary_outage().scenario
+    scenario = scenario.model_copy(update={"expect": [e for e in scenario.expect if e.kind == "switch"]})
+    label = "#0 outage cluster-a"
+    t0 = 1_700_000_000 * 1_000_000_000
+    events = [
+        Event(t0, FAULT_START, "nemesis", cluster="cluster-a", detail=label),
+        Event(t0 + int(first_ack_after_fault_s * 1e9), ACK, "p", cluster="cluster-b", producer="p", seq=1),
+    ]
+    nemesis = Nemesis([ScheduledFault(0, label, "cluster-a", 6.0, 18.0, contextlib.nullcontext)], EventLog())
+    (result,) = evaluate(scenario, events, nemesis, ProviderSetup(target=None, primary="cluster-a"), Path("-"), _no)
+    return result.ok
+
+
+def _no() -> object:
+    raise AssertionError("the switch window needs no Spark")
+
+
+@pytest.mark.parametrize("phase", [0.33, 0.39, 0.45, 0.5])
+@pytest.mark.parametrize("reconnect", [0.10, 0.15, 0.35])
+def test_an_on_time_switch_passes_the_shipped_window(phase: float, reconnect: float) -> None:
+    assert _switch_verdict(phase + 2.0 + reconnect)
+
+
+@pytest.mark.parametrize("phase", [0.33, 0.39, 0.45, 0.5])
+@pytest.mark.parametrize("reconnect", [0.10, 0.15])
+def test_a_switch_one_check_interval_late_fails_the_shipped_window(phase: float, reconnect: float) -> None:
+    assert not _switch_verdict(phase + 2.0 + 0.5 + reconnect)
