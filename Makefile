@@ -21,10 +21,11 @@ provision: $(VENV)/.installed
 demo: setup
 	$(PY) -m pytest scenarios --ignore=scenarios/multi-broker -p no:cacheprovider $(PYTEST_ARGS)
 
-# The PIP-7 scenarios on 4-broker clusters (8-10 minutes): not yet reliable enough for `make test` (README,
-# "Failure domains and anti-affinity").
+# The PIP-7 scenarios on 4-broker clusters (8-10 minutes) and the multi-broker tests marked `unsettled`: not
+# yet reliable enough for `make test` (README, "Failure domains and anti-affinity").
 multi-broker: setup
 	$(PY) -m pytest scenarios/multi-broker -p no:cacheprovider $(PYTEST_ARGS)
+	$(PY) -m pytest tests/multi_broker -m unsettled -p no:cacheprovider $(PYTEST_ARGS)
 
 # The smallest check that the environment works: start the clusters, prove replication both ways, stop.
 smoke: setup
@@ -35,8 +36,9 @@ lint: $(VENV)/.installed
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 
+# Short tracebacks: a failure's own lines, then what the brokers logged meanwhile (the plugin adds them).
 test: setup lint
-	$(PY) -m pytest --ignore=scenarios/multi-broker $(PYTEST_ARGS)
+	$(PY) -m pytest --ignore=scenarios/multi-broker -m "not unsettled" --tb=short --durations=10 $(PYTEST_ARGS)
 
 unit: $(VENV)/.installed
 	$(PY) -m pytest tests/unit tests/plugin/test_options.py

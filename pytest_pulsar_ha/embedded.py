@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 
 from .backend import INTERNAL_LISTENER, ListenerPlan
@@ -15,12 +16,13 @@ from .embedded_common import (
     new_cluster_key,
     token_settings,
 )
-from .errors import ConfigurationError
+from .errors import ConfigurationError, StartupError
 from .multi_broker import MultiBrokerNode
 from .multi_broker_config import broker_id
 from .ports import LOOPBACK
 from .processes import ManagedProcess
-from .readiness import AllOf, HttpWait, json_contains
+from .readiness import AllOf, HttpWait, WaitStrategy, json_contains
+from .registration_loop import RegistrationLoop, RegistrationLoopWatch, log_size
 from .topology import ClusterSpec
 
 __all__ = [
@@ -68,6 +70,9 @@ class StandaloneNode:
         dist = options.distribution
         conf = self.dir / "conf" / "standalone.conf"
         self.token: str | None = None
+        self.starts = 0
+        self.restarts_after_lock_loop = 0
+        """graceful restarts the backend made because Pulsar's registration lock looped after a kill"""
         extra: dict[str, str] = {}
         if spec.auth == "token":
             self.token, extra = new_cluster_key(self.dir / "conf")
@@ -126,8 +131,16 @@ class StandaloneNode:
     def bookie(self) -> None:
         return None
 
-    def readiness(self) -> AllOf:
+    def readiness(self, loop_watch_from: int | None = None) -> AllOf:
+        """The checks of a ready standalone; after a restart (``loop_watch_from``: where the new process's log
+        begins) the first one ends the wait as soon as Pulsar's registration lock loops."""
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
+        strategies: list[WaitStrategy] = [
+            HttpWait(url=f"{self.web_url}/admin/v2/clusters", accept=json_contains(self.spec.name), headers=headers),
+            HttpWait(url=f"{self.web_url}/admin/v2/brokers/health", headers=headers),
+        ]
+        if loop_watch_from is not None:
+            strategies.insert(0, RegistrationLoopWatch(log_path=self.process.log_path, offset=loop_watch_from))
         return AllOf(
             timeout=self.options.startup_timeout,
             poll_interval=0.5,
@@ -135,18 +148,37 @@ class StandaloneNode:
                 "look for the first ERROR in the log above; a port clash or too little memory are common "
                 f"causes (heap {self.options.heap}; raise it with --pulsar-ha-heap)"
             ),
-            strategies=[
-                HttpWait(
-                    url=f"{self.web_url}/admin/v2/clusters", accept=json_contains(self.spec.name), headers=headers
-                ),
-                HttpWait(url=f"{self.web_url}/admin/v2/brokers/health", headers=headers),
-            ],
+            strategies=strategies,
         )
 
     def start(self) -> None:
+        """Start it and wait until it is ready. A restart that falls into Pulsar's bookie-registration lock loop
+        (:mod:`pytest_pulsar_ha.registration_loop`) is stopped gracefully and started once more."""
+        restart = self.starts > 0
+        try:
+            self._start_ready(restart)
+        except RegistrationLoop as exc:
+            note = f"{self.spec.name}: the restarted standalone loops: {exc}; stopping it gracefully, starting again"
+            print(f"[pulsar-ha] {note}", file=sys.stderr, flush=True)
+            self.process.note(note)
+            self.process.stop()
+            self.restarts_after_lock_loop += 1
+            try:
+                self._start_ready(True)
+            except RegistrationLoop as again:
+                self.process.stop()
+                raise StartupError(
+                    f"{self.spec.name}: still looping after a graceful restart: {again}; log: {self.process.log_path}"
+                ) from None
+
+    def _start_ready(self, watch_loop: bool) -> None:
+        offset = log_size(self.process.log_path)
+        self.starts += 1
         self.process.start()
         try:
-            self.readiness().wait(self.process)
+            self.readiness(offset if watch_loop else None).wait(self.process)
+        except RegistrationLoop:
+            raise  # the caller stops it gracefully: a graceful stop deletes the registration
         except BaseException:
             self.process.stop(grace_seconds=2)
             raise

@@ -18,6 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Final
 
+PARTIAL_HISTORY: Final = "history.partial.jsonl"
+"""A scenario's journal: every event appended as it happens (acks not yet attributed to a cluster); replaced by
+``history.jsonl`` when the run ends, left behind (and readable by the checker) when the run was killed."""
+
 SEND: Final = "send"
 """A send was invoked (``producer``, ``seq``, ``topic``, ``key`` set; ``cluster`` unknown yet, usually null)."""
 ACK: Final = "ack"

@@ -9,7 +9,7 @@ import contextlib
 import dataclasses
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 SETTINGS_KEY = pytest.StashKey[HaSettings]()
 ENV_KEY = pytest.StashKey["PulsarHaEnvironment"]()
 POOL_KEY = pytest.StashKey["EnvironmentPool"]()
+SETUP_START_KEY = pytest.StashKey[float]()
+FAILURE_LOGS_KEY = pytest.StashKey[list[tuple[str, list[str]]]]()
 
 _OPTIONS: list[tuple[str, str, str]] = [
     # (name, default, help)
@@ -97,6 +99,9 @@ def settings_from_config(config: pytest.Config) -> HaSettings:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "real_clusters: needs real Pulsar clusters; a failure reports what the brokers logged meanwhile"
+    )
     try:
         config.stash[SETTINGS_KEY] = settings_from_config(config)
     except ConfigurationError as exc:
@@ -222,8 +227,49 @@ def pulsar_ha_spark(pytestconfig: pytest.Config) -> Iterator[object]:
     spark.stop()
 
 
+def _environment_dirs(config: pytest.Config) -> list[Path]:
+    """The work directories of this session's environments (each has a ``toxiproxy.log``)."""
+    factory = getattr(config, "_tmp_path_factory", None)  # pytest's own, set by its tmpdir plugin
+    if factory is None:
+        return []
+    base = Path(factory.getbasetemp())
+    return sorted(d for d in base.iterdir() if not d.is_symlink() and (d / "toxiproxy.log").is_file())
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """A failed real-cluster test carries what the Pulsar processes logged while it ran (ERROR/WARN lines)."""
+    report = yield
+    if report.when == "setup":
+        item.stash[SETUP_START_KEY] = report.start
+    real = item.get_closest_marker("real_clusters") is not None or hasattr(item, "environment_specs")
+    if report.failed and real and not hasattr(report, "wasxfail"):
+        from .failure_logs import excerpts
+
+        start = item.stash.get(SETUP_START_KEY, report.start)
+        lines = [line for part in excerpts(_environment_dirs(item.config), start, report.stop) for line in part.lines()]
+        if lines:
+            report.sections.append(("pulsar-ha: what the brokers logged during the test", "\n".join(lines)))
+            item.config.stash.setdefault(FAILURE_LOGS_KEY, []).append((item.nodeid, lines))
+    return report
+
+
+def _write_failure_logs(terminalreporter: pytest.TerminalReporter, limit: int = 12) -> None:
+    failures = terminalreporter.config.stash.get(FAILURE_LOGS_KEY, [])
+    if not failures:
+        return
+    terminalreporter.section("pulsar-ha: broker logs of the failed tests")
+    for nodeid, lines in failures:
+        terminalreporter.write_line(nodeid)
+        for line in lines[:limit]:
+            terminalreporter.write_line(f"  {line}")
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """After scenarios ran: one line each, and the index page of their evidence."""
+    """The broker logs of failed tests; after scenarios ran: one line each, and the index page of their evidence."""
+    _write_failure_logs(terminalreporter)
     runner = sys.modules.get("pytest_pulsar_ha.scenario_runner")
     results = getattr(runner, "RESULTS", [])
     if not results:

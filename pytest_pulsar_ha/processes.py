@@ -77,6 +77,11 @@ class ManagedProcess:
         self._finished = False
         self.registry.record(self.name, self._popen.pid, self.command_line)
 
+    def note(self, text: str) -> None:
+        """Write a line of the harness's own into the process log (between the process's lines)."""
+        with self.log_path.open("ab") as log:
+            log.write(f"=== pytest-pulsar-ha: {text}\n".encode())
+
     def is_running(self) -> bool:
         return self._popen is not None and self._popen.poll() is None
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import time
 import uuid
 from dataclasses import dataclass
 
+from .client_setup import create_with_retries
 from .environment import PulsarHaEnvironment
 from .topology import ordered_pairs
 
@@ -31,8 +33,11 @@ def prove_replication(
         for src, dst in ordered_pairs(env.names):
             topic = f"persistent://{namespace}/probe-{src}-to-{dst}"
             payload = f"{src}->{dst} {uuid.uuid4()}".encode()
-            consumer = clients[dst].subscribe(topic, "probe", initial_position=pulsar.InitialPosition.Earliest)
-            producer = clients[src].create_producer(topic)
+            earliest = pulsar.InitialPosition.Earliest
+            consumer = create_with_retries(
+                functools.partial(clients[dst].subscribe, topic, "probe", initial_position=earliest)
+            )
+            producer = create_with_retries(functools.partial(clients[src].create_producer, topic))
             try:
                 began = time.monotonic()
                 producer.send(payload)

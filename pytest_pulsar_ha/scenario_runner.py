@@ -28,11 +28,13 @@ from .history import (
     ACK,
     FAULT_END,
     FAULT_START,
+    PARTIAL_HISTORY,
     PROBE,
     SEND,
     SWITCH,
     SWITCH_FAILED,
     Event,
+    HistoryWriter,
     jsonl_to_parquet,
     write_events_jsonl,
 )
@@ -535,30 +537,45 @@ def _spark_checks(expectations: list[Any], history_path: Path, spark: Callable[[
 # -- the run -----------------------------------------------------------------------------------------------
 
 
+def _provider_event(setup: ProviderSetup, event: Any) -> Event | None:
+    """The history event of one provider event (None for kinds the history does not keep)."""
+    ts = int(event.ts * 1e9)
+    name = type(event).__name__
+    if name == "SwitchEvent":
+        to = setup.url_to_cluster.get(event.to_cluster, event.to_cluster)
+        return Event(ts, SWITCH, "provider", cluster=to, detail=event.reason)
+    if name == "ProbeEvent":
+        detail = json.dumps(
+            {"ok": event.ok, "probe": event.probe, "latency_s": round(event.latency_s, 4), "error": event.error}
+        )
+        return Event(ts, PROBE, "provider", cluster=event.cluster, detail=detail)
+    if name == "SwitchFailedEvent":  # decided, but the client refused it: the provider retries
+        to = setup.url_to_cluster.get(event.to_cluster, event.to_cluster)
+        return Event(ts, SWITCH_FAILED, "provider", cluster=to, detail=f"{event.reason}: {event.error}")
+    if name == "PollEvent":  # a controlled provider's poll
+        cluster = setup.url_to_cluster.get(event.service_url)
+        return Event(ts, PROBE, "provider", cluster=cluster, detail=json.dumps({"ok": event.ok, "error": event.error}))
+    return None
+
+
 def _provider_events(setup: ProviderSetup) -> list[Event]:
     if setup.events is None:
         return []
-    out = []
-    for event in list(setup.events.recent):
-        ts = int(event.ts * 1e9)
-        name = type(event).__name__
-        if name == "SwitchEvent":
-            to = setup.url_to_cluster.get(event.to_cluster, event.to_cluster)
-            out.append(Event(ts, SWITCH, "provider", cluster=to, detail=event.reason))
-        elif name == "ProbeEvent":
-            detail = json.dumps(
-                {"ok": event.ok, "probe": event.probe, "latency_s": round(event.latency_s, 4), "error": event.error}
-            )
-            out.append(Event(ts, PROBE, "provider", cluster=event.cluster, detail=detail))
-        elif name == "SwitchFailedEvent":  # decided, but the client refused it: the provider retries
-            to = setup.url_to_cluster.get(event.to_cluster, event.to_cluster)
-            out.append(Event(ts, SWITCH_FAILED, "provider", cluster=to, detail=f"{event.reason}: {event.error}"))
-        elif name == "PollEvent":  # a controlled provider's poll
-            cluster = setup.url_to_cluster.get(event.service_url)
-            out.append(
-                Event(ts, PROBE, "provider", cluster=cluster, detail=json.dumps({"ok": event.ok, "error": event.error}))
-            )
-    return out
+    return [e for e in (_provider_event(setup, event) for event in list(setup.events.recent)) if e is not None]
+
+
+def _journal_provider_events(setup: ProviderSetup, journal: HistoryWriter) -> Callable[[], None]:
+    """Append the provider's events to ``journal`` as they happen; returns the unsubscribe function."""
+    if setup.events is None:
+        return lambda: None
+
+    def record(event: Any) -> None:
+        mapped = _provider_event(setup, event)
+        if mapped is not None and not journal.closed:
+            journal.append(mapped)
+
+    unsubscribe: Callable[[], None] = setup.events.subscribe(record)
+    return unsubscribe
 
 
 def execute(
@@ -600,7 +617,8 @@ def execute(
         return result
 
     evidence_dir.mkdir(parents=True, exist_ok=True)
-    log = EventLog()
+    journal = HistoryWriter(evidence_dir / PARTIAL_HISTORY)
+    log = EventLog(journal=journal)
     declare_domains(env, scenario)
     spaces = create_namespaces(env, scenario, clusters)
     topics = []
@@ -628,6 +646,7 @@ def execute(
     interrupted = False
     with ExitStack() as stack:
         setup = build_provider(env, scenario, clusters, stack)
+        stack.callback(_journal_provider_events(setup, journal))
         client = env.client(setup.target, operation_timeout_seconds=10)
         stack.callback(client.close)
         consumer_client = None
@@ -668,6 +687,8 @@ def execute(
     workload.attribute_acks({n: env.cluster(n).admin for n in clusters})
     events = sorted(log.snapshot() + _provider_events(setup), key=lambda e: e.ts_ns)
     history = write_events_jsonl(events, evidence_dir / "history.jsonl")
+    journal.close()  # the whole history is written: the journal of a run that could have died goes
+    journal.path.unlink(missing_ok=True)
     result.evidence["history"] = history
     result.evidence["history_parquet"] = jsonl_to_parquet(history, evidence_dir / "history.parquet")
     result.facts = {

@@ -19,9 +19,9 @@ from typing import Any
 
 from .ack_attribution import acknowledging_cluster
 from .admin import AdminClient
-from .history import ACK, RECEIVE, SEND, SEND_ERROR, Event, now_ns
+from .client_setup import create_with_retries
+from .history import ACK, RECEIVE, SEND, SEND_ERROR, Event, HistoryWriter, now_ns
 
-SETUP_TIMEOUT_S = 90.0
 SUBSCRIPTION_TYPES = {"exclusive": "Exclusive", "shared": "Shared", "failover": "Failover", "key_shared": "KeyShared"}
 
 
@@ -42,14 +42,18 @@ class WorkloadPlan:
 
 @dataclass
 class EventLog:
-    """A thread-safe list of history events (kept in memory: scenario histories are small)."""
+    """A thread-safe list of history events (kept in memory: scenario histories are small), each also appended
+    to ``journal`` as it happens when one is given: a run killed at any point leaves its history up to then."""
 
     events: list[Event] = field(default_factory=list)
+    journal: HistoryWriter | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def add(self, event: Event) -> Event:
         with self._lock:
             self.events.append(event)
+            if self.journal is not None and not self.journal.closed:
+                self.journal.append(event)
         return event
 
     def snapshot(self) -> list[Event]:
@@ -59,20 +63,6 @@ class EventLog:
     def replace(self, old: Event, new: Event) -> None:
         with self._lock:
             self.events[self.events.index(old)] = new
-
-
-def _with_retries(create: Callable[[], Any], timeout_s: float = SETUP_TIMEOUT_S) -> Any:
-    """Create a producer or consumer, retrying while the cluster is still warming up (before any fault)."""
-    import pulsar
-
-    deadline = time.monotonic() + timeout_s
-    while True:
-        try:
-            return create()
-        except pulsar.PulsarException:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(1.0)
 
 
 class ScenarioWorkload:
@@ -100,7 +90,7 @@ class ScenarioWorkload:
         for topic in plan.topics:
             for index in range(plan.consumers):
                 name = f"sub-{index}" if plan.subscription_type == "exclusive" else "workload"
-                consumer = _with_retries(
+                consumer = create_with_retries(
                     functools.partial(
                         self.consumer_client.subscribe,
                         topic,
@@ -115,7 +105,7 @@ class ScenarioWorkload:
                 self._spawn(self._consume, consumer, f"consumer-{index}", name)
         for topic in plan.topics:
             for _ in range(plan.producers):
-                producer = _with_retries(
+                producer = create_with_retries(
                     functools.partial(
                         self.client.create_producer,
                         topic,

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .ack_attribution import acknowledging_cluster
+from .client_setup import create_with_retries
 from .environment import PulsarHaEnvironment
 
 
@@ -49,13 +50,17 @@ class Workload:
     def start(self) -> Workload:
         import pulsar
 
-        self.consumer = self.client.subscribe(
-            self.topic,
-            "workload",
-            replicate_subscription_state_enabled=True,
-            initial_position=pulsar.InitialPosition.Earliest,
+        self.consumer = create_with_retries(
+            lambda: self.client.subscribe(
+                self.topic,
+                "workload",
+                replicate_subscription_state_enabled=True,
+                initial_position=pulsar.InitialPosition.Earliest,
+            )
         )
-        self.producer = self.client.create_producer(self.topic, send_timeout_millis=self.send_timeout_ms)
+        self.producer = create_with_retries(
+            lambda: self.client.create_producer(self.topic, send_timeout_millis=self.send_timeout_ms)
+        )
         self._threads = [
             threading.Thread(target=self._produce, daemon=True),
             threading.Thread(target=self._consume, daemon=True),

@@ -10,6 +10,7 @@ from urllib.parse import urlparse
 import pulsar
 import pytest
 
+from pytest_pulsar_ha.client_setup import create_with_retries
 from pytest_pulsar_ha.environment import PulsarHaEnvironment
 
 from .helpers import receive_payloads, send_until_acked
@@ -22,7 +23,8 @@ def _client(env: PulsarHaEnvironment, name: str) -> pulsar.Client:
 
 
 def _earliest(client: pulsar.Client, topic: str, sub: str = "check") -> pulsar.Consumer:
-    return client.subscribe(topic, sub, initial_position=pulsar.InitialPosition.Earliest)
+    """A set-up step: retried while the cluster warms up (a restarted one loads its topics on first use)."""
+    return create_with_retries(lambda: client.subscribe(topic, sub, initial_position=pulsar.InitialPosition.Earliest))
 
 
 def _send_fails(producer: pulsar.Producer, payload: bytes) -> bool:

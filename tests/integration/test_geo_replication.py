@@ -7,6 +7,7 @@ import json
 import pulsar
 import pytest
 
+from pytest_pulsar_ha.client_setup import create_with_retries
 from pytest_pulsar_ha.environment import PulsarHaEnvironment
 from pytest_pulsar_ha.readiness import http_get
 from pytest_pulsar_ha.replication_probe import prove_replication
@@ -60,13 +61,15 @@ def test_replicated_subscription_is_enabled(pulsar_ha: PulsarHaEnvironment, geo_
     topic = f"persistent://{geo_namespace}/repl-sub"
     client = pulsar_ha.client("cluster-a")
     try:
-        consumer = client.subscribe(
-            topic,
-            "shared-state",
-            replicate_subscription_state_enabled=True,
-            initial_position=pulsar.InitialPosition.Earliest,
+        consumer = create_with_retries(
+            lambda: client.subscribe(
+                topic,
+                "shared-state",
+                replicate_subscription_state_enabled=True,
+                initial_position=pulsar.InitialPosition.Earliest,
+            )
         )
-        producer = client.create_producer(topic)
+        producer = create_with_retries(lambda: client.create_producer(topic))
         producer.send(b"x")
         assert receive_payloads(consumer, lambda seen: b"x" in seen, 30) == {b"x"}
         stats = pulsar_ha.cluster("cluster-a").admin.get(f"persistent/{geo_namespace}/repl-sub/stats")

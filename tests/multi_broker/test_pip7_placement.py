@@ -103,6 +103,7 @@ def test_four_namespaces_of_a_group_are_spread_over_both_domains_and_every_broke
     assert placement.spread_problems() == []
 
 
+@pytest.mark.unsettled  # a CI run saw the bundle go to the other domain: the leader's view may lag (README)
 def test_a_killed_broker_s_namespace_moves_to_the_other_broker_of_its_domain(cluster: Cluster) -> None:
     """Runs last: it leaves the cluster with 3 brokers."""
     tenant, group, namespaces = _group(cluster, 4)

@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from pytest_pulsar_ha.history import PARTIAL_HISTORY, read_events_jsonl
 from pytest_pulsar_ha.pid_registry import PidRegistry
 from pytest_pulsar_ha.settings import HaSettings
+from spark_checks import check_history
 
 pytestmark = pytest.mark.real_clusters
 
@@ -52,28 +54,38 @@ def test_fixtures_work_from_a_separate_test_directory(pytester: pytest.Pytester,
     assert result.stderr.str().count("[pulsar-ha] starting east, west (brokers=1)") == 1
 
 
-def _wait_for(path: Path, timeout: float) -> None:
+KILLED_SCENARIO = """\
+scenarios:
+  - name: killed-mid-run
+    description: A long workload on one cluster; the test kills the whole pytest run while it goes.
+    topology:
+      clusters: [cluster-a]
+    workload:
+      topics: [{name: journal}]
+      rate: 20/s
+      duration: 600s
+    expect:
+      - no_loss: true
+"""
+
+
+def _journal_with_acks(path: Path, acks: int, timeout: float) -> None:
+    """Wait until the scenario's journal holds ``acks`` acknowledged sends and a receive."""
     deadline = time.monotonic() + timeout
-    while not path.exists():
+    while True:
+        text = path.read_text() if path.exists() else ""
+        if text.count('"type":"ack"') >= acks and '"type":"receive"' in text:
+            return
         if time.monotonic() > deadline:
-            raise AssertionError(f"{path} did not appear within {timeout}s")
+            raise AssertionError(f"{path}: fewer than {acks} acks and a receive after {timeout}s:\n{text[-2000:]}")
         time.sleep(0.5)
 
 
-def test_a_run_killed_with_sigkill_is_cleaned_up_by_the_next_run(
-    pytester: pytest.Pytester, cache_args: list[str], pulsar_ha_settings: HaSettings
+def test_a_run_killed_with_sigkill_leaves_its_history_and_is_cleaned_up_by_the_next_run(
+    pytester: pytest.Pytester, cache_args: list[str], pulsar_ha_settings: HaSettings, pulsar_ha_spark: object
 ) -> None:
-    ready = pytester.path / "ready"
-    pytester.makepyfile(
-        test_hold=f"""
-        import os, time
-        from pathlib import Path
-
-        def test_hold(pulsar_ha):
-            Path({str(ready)!r}).write_text(str(os.getpid()))
-            time.sleep(900)
-        """
-    )
+    evidence = pytester.path / "evidence"
+    (pytester.path / "hold.pulsar-ha.yaml").write_text(KILLED_SCENARIO)
     victim = pytester.popen(
         [
             sys.executable,
@@ -82,15 +94,17 @@ def test_a_run_killed_with_sigkill_is_cleaned_up_by_the_next_run(
             "-p",
             "no:cacheprovider",
             "--pulsar-ha-clusters=1",
+            f"--pulsar-ha-evidence-dir={evidence}",
             *cache_args,
-            "test_hold.py",
+            "hold.pulsar-ha.yaml",
         ],
         stdout=open(pytester.path / "victim.out", "wb"),  # noqa: SIM115 - closed with the process
         stderr=open(pytester.path / "victim.err", "wb"),  # noqa: SIM115
     )
     registry = PidRegistry(pulsar_ha_settings.cache_dir / "run")
+    journal = evidence / "killed-mid-run" / PARTIAL_HISTORY
     try:
-        _wait_for(ready, 300)
+        _journal_with_acks(journal, 40, 300)
         records = [r for r in registry.records() if r.owner_pid == victim.pid]
         assert {r.name for r in records} == {"toxiproxy", "pulsar cluster-a"}
         members = [pid for r in records for pid in r.members()]
@@ -99,6 +113,14 @@ def test_a_run_killed_with_sigkill_is_cleaned_up_by_the_next_run(
         victim.wait()
         time.sleep(1)
         assert [pid for r in records for pid in r.members()] == members, "orphans must survive the kill"
+
+        # the killed run's history, up to the kill, is what the checker reads (no final history was written)
+        assert not (journal.parent / "history.jsonl").exists()
+        events = read_events_jsonl(journal)
+        assert sum(e.type == "ack" for e in events) >= 40
+        report = check_history(pulsar_ha_spark, journal)
+        assert report.events == len(events)
+        assert {v.name for v in report.verdicts} >= {"lost", "duplicates", "ordering"}
 
         pytester.makepyfile(test_next="def test_next(pulsar_ha):\n    assert pulsar_ha.clusters\n")
         result = pytester.runpytest_subprocess("--pulsar-ha-clusters=1", *cache_args, "test_next.py", timeout=400)

@@ -166,6 +166,9 @@ def test_an_unusable_history_fails_the_spark_expectations_with_the_reason(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pytest.importorskip("pyspark")
+    # spark_checks.checks is imported before the patch, so that its own `from .load import load_history` binds
+    # the real one (else the stand-in leaks into every later test)
+    import spark_checks.checks
     import spark_checks.load
     from spark_checks.load import HistoryInputError
 
