@@ -18,6 +18,8 @@ def write_index(results: Sequence[Any], root: Path) -> Path:
             for c in result.checks
         )
         problems = "<br>".join(html.escape(p) for p in result.problems)
+        figures = getattr(result, "figures", None)
+        figure_lines = "<br>".join(html.escape(line) for line in figures.summary().splitlines()) if figures else ""
         links = " ".join(
             f"<a href='{html.escape(os.path.relpath(path, root))}'>{html.escape(name)}</a>"
             for name, path in result.evidence.items()
@@ -26,16 +28,15 @@ def write_index(results: Sequence[Any], root: Path) -> Path:
         thumb = f"<img src='{html.escape(os.path.relpath(image, root))}' width='480'>" if image else ""
         rows.append(
             f"<tr class='{result.outcome}'><td>{html.escape(result.case_id)}</td><td>{result.outcome}</td>"
-            f"<td>{checks}<br>{problems}</td><td>{links}<br>{thumb}</td></tr>"
+            f"<td>{checks}<br>{problems}</td><td>{figure_lines}</td><td>{links}<br>{thumb}</td></tr>"
         )
     page = (
         "<!doctype html><html><head><meta charset='utf-8'><title>pulsar-ha scenarios</title><style>"
         "body{font-family:sans-serif;margin:2em} td{border:1px solid #ccc;padding:6px;vertical-align:top}"
         "tr.passed td:nth-child(2){background:#dfd} tr.failed td:nth-child(2),tr.deviated td:nth-child(2)"
         "{background:#fdd}</style></head><body><h1>pulsar-ha scenarios</h1><table>"
-        "<tr><th>scenario</th><th>outcome</th><th>expectations</th><th>evidence</th></tr>"
-        + "".join(rows)
-        + "</table></body></html>\n"
+        "<tr><th>scenario</th><th>outcome</th><th>expectations</th><th>figures (from the history)</th>"
+        "<th>evidence</th></tr>" + "".join(rows) + "</table></body></html>\n"
     )
     index = root / "index.html"
     index.write_text(page)

@@ -24,6 +24,7 @@ from typing import Any
 from .broker_faults import broker_fault
 from .check_result import CheckResult
 from .environment import PulsarHaEnvironment
+from .fault_figures import RunFigures, run_figures
 from .history import (
     ACK,
     FAULT_END,
@@ -81,6 +82,8 @@ class ScenarioResult:
     facts: dict[str, str] = field(default_factory=dict)
     evidence_root: Path | None = None
     """The ``pulsar_ha_evidence_dir`` this result was written under (its index page goes there)."""
+    figures: RunFigures | None = None
+    """RTO, switch times, stranded messages and duplicates, read from the history (:mod:`.fault_figures`)."""
 
     @property
     def failed_checks(self) -> list[CheckResult]:
@@ -94,6 +97,8 @@ class ScenarioResult:
             lines.append(f"  [{mark}] {check.name}: expected {check.expected}; measured {check.measured}")
             if check.details and not check.ok:
                 lines += [f"         {line}" for line in check.details.splitlines()]
+        if self.figures is not None:
+            lines += [f"  figures: {line}" for line in self.figures.summary().splitlines()]
         for name, path in self.evidence.items():
             lines.append(f"  {name}: {path}")
         return "\n".join(lines)
@@ -691,6 +696,7 @@ def execute(
     journal.path.unlink(missing_ok=True)
     result.evidence["history"] = history
     result.evidence["history_parquet"] = jsonl_to_parquet(history, evidence_dir / "history.parquet")
+    result.figures = run_figures(events)
     result.facts = {
         "scenario": case.id,
         "file": f"{case.path}:{case.line}",
@@ -699,6 +705,7 @@ def execute(
         "provider": scenario.provider.kind,
         "faults": "; ".join(f.label for f in nemesis.faults) or "none",
         "events": str(len(events)),
+        "figures": "; ".join(result.figures.summary().splitlines()),
     }
     if interrupted:
         result.outcome = "interrupted"
@@ -732,6 +739,7 @@ def _write_report(result: ScenarioResult, events: list[Event], evidence_dir: Pat
         "seed": result.seed,
         "problems": result.problems,
         "checks": [c.__dict__ for c in result.checks],
+        "figures": None if result.figures is None else result.figures.to_dict(),
         "evidence": {k: str(v) for k, v in result.evidence.items()},
     }
     (evidence_dir / "verdict.json").write_text(json.dumps(verdict, indent=2))

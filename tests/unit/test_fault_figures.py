@@ -1,0 +1,109 @@
+"""RTO, switch times, stranded messages and duplicates from a history alone (synthetic histories)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_pulsar_ha.fault_figures import run_figures
+from pytest_pulsar_ha.history import ACK, FAULT_END, FAULT_START, RECEIVE, SEND, SWITCH, Event
+
+S = 1_000_000_000
+T0 = 1_800_000_000 * S
+A, B = "cluster-a", "cluster-b"
+
+
+def at(seconds: float) -> int:
+    return T0 + int(seconds * S)
+
+
+def send(t: float, seq: int) -> Event:
+    return Event(at(t), SEND, "p0", producer="p0", seq=seq, topic="t")
+
+
+def ack(t: float, seq: int, cluster: str | None) -> Event:
+    return Event(at(t), ACK, "p0", cluster=cluster, producer="p0", seq=seq, topic="t")
+
+
+def receive(t: float, seq: int, sub: str = "s") -> Event:
+    return Event(at(t), RECEIVE, "c0", producer="p0", seq=seq, topic="t", subscription=sub)
+
+
+def fault(t0: float, t1: float | None, cluster: str = A, label: str = "#0 outage cluster-a") -> list[Event]:
+    out = [Event(at(t0), FAULT_START, "nemesis", cluster=cluster, detail=label)]
+    if t1 is not None:
+        out.append(Event(at(t1), FAULT_END, "nemesis", cluster=cluster, detail=label))
+    return out
+
+
+def switch(t: float, to: str) -> Event:
+    return Event(at(t), SWITCH, "provider", cluster=to, detail="test")
+
+
+def outage_history() -> list[Event]:
+    """Acks on A every 0.5 s until 5 s, an outage of A from 5 s to 15 s, a switch to B at 7 s (first ack on B at
+    8 s), back to A at 19 s. Seq 8 and 9 (acked by A at 4-4.5 s) are received late, after the switch; seq 3 is
+    received twice after the switch (a redelivery)."""
+    events: list[Event] = []
+    seq = 0
+    for i in range(10):  # 0 .. 4.5 s on A
+        events += [send(i * 0.5, seq), ack(i * 0.5 + 0.01, seq, A)]
+        if seq not in (8, 9):
+            events.append(receive(i * 0.5 + 0.02, seq))
+        seq += 1
+    events += fault(5, 15)
+    events.append(switch(7, B))
+    for i in range(20):  # 8 .. 17.5 s on B
+        events += [send(8 + i * 0.5, seq), ack(8 + i * 0.5 + 0.01, seq, B), receive(8 + i * 0.5 + 0.02, seq)]
+        seq += 1
+    events += [receive(9.0, 8), receive(11.5, 9), receive(7.5, 3), receive(7.6, 3)]
+    events.append(switch(19, A))
+    return events
+
+
+def test_an_outage_s_figures_are_read_from_the_acks_switches_and_receipts() -> None:
+    figures = run_figures(outage_history())
+    (f,) = figures.faults
+    assert f.label == "#0 outage cluster-a" and f.cluster == A
+    assert f.rto_s == pytest.approx(8.01 - 4.51)  # last ack before the fault 4.51 s, first after it 8.01 s
+    assert f.switch_s == pytest.approx(2.0)
+    assert f.switch_back_s == pytest.approx(4.0)
+    assert (f.stranded, f.stranded_never_received) == (2, 0)
+    assert f.stranded_max_wait_s == pytest.approx(11.5 - 7)
+    assert figures.receipts == 10 - 2 + 20 + 4
+    assert figures.duplicates == 2
+    (caused,) = figures.duplicates_by_switch
+    assert (caused.to_cluster, caused.duplicates) == (B, 2)
+    assert caused.switch_at_s == pytest.approx(7.0)
+    text = figures.summary()
+    assert "RTO 3.50s, switch 2.00s, switch back 4.00s, stranded 2 (longest wait 4.50s)" in text
+    assert "duplicates 2 of 32 receipts (6%): 2 after the switch to cluster-b at 7.0s" in text
+
+
+def test_no_ack_after_the_fault_began_is_no_rto_and_unreceived_acks_are_never_received() -> None:
+    events = [send(0, 0), ack(0.1, 0, A), send(1, 1), ack(1.1, 1, A), *fault(2, None), switch(3, B)]
+    (f,) = run_figures(events).faults
+    assert f.rto_s is None and f.switch_back_s is None
+    assert (f.stranded, f.stranded_never_received, f.stranded_max_wait_s) == (2, 2, None)
+    assert "RTO no ack after it began" in run_figures(events).summary()
+
+
+def test_without_a_switch_nothing_is_stranded_and_the_longest_gap_inside_the_fault_is_the_rto() -> None:
+    events = [ack(t, i, A) for i, t in enumerate([0, 1, 2, 6, 7, 7.5, 12])] + fault(1.5, 7.2)
+    (f,) = run_figures(events).faults
+    assert f.switch_s is None and f.stranded is None
+    # gaps that overlap [1.5, 7.2]: 1-2, 2-6, 6-7, 7-7.5; the 7.5-12 gap begins after the fault ended
+    assert f.rto_s == pytest.approx(4.0)
+
+
+def test_duplicates_on_another_subscription_are_not_duplicates_and_before_any_switch_are_attributed_to_none() -> None:
+    events = [receive(1, 0, "s1"), receive(1.5, 0, "s2"), receive(2, 0, "s1"), switch(3, B), receive(4, 0, "s2")]
+    figures = run_figures(events)
+    assert figures.duplicates == 2
+    assert [(d.to_cluster, d.duplicates) for d in figures.duplicates_by_switch] == [(None, 1), (B, 1)]
+    assert figures.to_dict()["duplicate_ratio"] == 0.5
+
+
+def test_an_empty_history_has_no_figures() -> None:
+    figures = run_figures([])
+    assert (figures.receipts, figures.duplicates, figures.faults) == (0, 0, ())
+    assert figures.summary() == "duplicates 0 of 0 receipts (0%)"
