@@ -15,14 +15,15 @@ the ``detail`` of both). Nothing comes from a component's own account of what it
   only after that switch (they waited for replication or for the cluster to come back), with the longest wait
   (first receipt minus the switch), and those never received. None when the clients did not switch.
 - **duplicates**: receipts of a message (producer, seq) already received on the same subscription; each is
-  attributed to the last switch before it (or to none, before any switch).
+  attributed to the last switch before it (or to none, before any switch) and counted per delivering cluster
+  (the receive's ``cluster``, read from the brokers' storage by :mod:`pytest_pulsar_ha.ack_attribution`).
 """
 
 from __future__ import annotations
 
 import bisect
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 from .history import ACK, FAULT_END, FAULT_START, RECEIVE, SWITCH, Event
 
@@ -64,12 +65,19 @@ class SwitchDuplicates:
     duplicates: int
 
 
+UNKNOWN = "unknown"
+"""The delivering cluster of a receipt whose cluster the history does not know."""
+
+
 @dataclass(frozen=True)
 class RunFigures:
     receipts: int
     duplicates: int
     duplicates_by_switch: tuple[SwitchDuplicates, ...]
     faults: tuple[FaultFigures, ...]
+    receipts_by_cluster: dict[str, int] = field(default_factory=dict)
+    """receipts per delivering cluster (the receive events' ``cluster``; ``unknown`` when it is null)"""
+    duplicates_by_cluster: dict[str, int] = field(default_factory=dict)
 
     @property
     def duplicate_ratio(self) -> float:
@@ -86,6 +94,19 @@ class RunFigures:
             if d.duplicates
         ]
         lines.append(dup + (": " + "; ".join(caused) if caused else ""))
+        if self.receipts:
+            lines.append(
+                "delivered by "
+                + ", ".join(
+                    f"{cluster} {count}"
+                    + (
+                        f" ({self.duplicates_by_cluster[cluster]} duplicates)"
+                        if self.duplicates_by_cluster.get(cluster)
+                        else ""
+                    )
+                    for cluster, count in sorted(self.receipts_by_cluster.items())
+                )
+            )
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, object]:
@@ -135,17 +156,22 @@ def run_figures(events: Sequence[Event]) -> RunFigures:
     seen: set[tuple[str | None, str | None, int | None]] = set()
     receipts = 0
     by_switch: dict[int | None, int] = {}
+    by_cluster: dict[str, int] = {}
+    dup_by_cluster: dict[str, int] = {}
     switch_times = [s.ts_ns for s in switches]
     for e in ordered:
         if e.type != RECEIVE:
             continue
         receipts += 1
+        deliverer = e.cluster or UNKNOWN
+        by_cluster[deliverer] = by_cluster.get(deliverer, 0) + 1
         first_receipt.setdefault((e.producer, e.seq), e.ts_ns)
         key = (e.subscription, e.producer, e.seq)
         if key in seen:
             last = bisect.bisect_right(switch_times, e.ts_ns) - 1
             index = last if last >= 0 else None
             by_switch[index] = by_switch.get(index, 0) + 1
+            dup_by_cluster[deliverer] = dup_by_cluster.get(deliverer, 0) + 1
         seen.add(key)
     duplicates = sum(by_switch.values())
     attributed = tuple(
@@ -186,4 +212,4 @@ def run_figures(events: Sequence[Event]) -> RunFigures:
                 stranded_never_received=never,
             )
         )
-    return RunFigures(receipts, duplicates, attributed, tuple(faults))
+    return RunFigures(receipts, duplicates, attributed, tuple(faults), by_cluster, dup_by_cluster)

@@ -13,14 +13,37 @@ import json
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from .ack_attribution import acknowledging_cluster
+from .ack_attribution import acknowledging_cluster, delivering_cluster
 from .admin import AdminClient
 from .client_setup import create_with_retries
 from .history import ACK, RECEIVE, SEND, SEND_ERROR, Event, HistoryWriter, now_ns
+
+ATTRIBUTION_THREADS = 8
+
+
+class CachedEntries:
+    """``get_raw`` of an admin client, each path asked once (entries at a position never change)."""
+
+    def __init__(self, admin: AdminClient) -> None:
+        self.admin = admin
+        self._answers: dict[str, tuple[int, dict[str, str], bytes]] = {}
+
+    def get_raw(self, path: str) -> tuple[int, dict[str, str], bytes]:
+        answer = self._answers.get(path)
+        if answer is None:
+            answer = self._answers[path] = self.admin.get_raw(path)
+        return answer
+
+
+def _message_id(message_id: Any) -> str:
+    """``ledger:entry:partition`` of a client message id (the history's form, for acks and receives alike)."""
+    return f"{message_id.ledger_id()}:{message_id.entry_id()}:{message_id.partition()}"
+
 
 SUBSCRIPTION_TYPES = {"exclusive": "Exclusive", "shared": "Shared", "failover": "Failover", "key_shared": "KeyShared"}
 
@@ -63,6 +86,13 @@ class EventLog:
     def replace(self, old: Event, new: Event) -> None:
         with self._lock:
             self.events[self.events.index(old)] = new
+
+    def replace_all(self, pairs: Iterable[tuple[Event, Event]]) -> None:
+        """Replace each ``old`` (this very object, not an equal one) by its ``new``, in one pass."""
+        with self._lock:
+            where = {id(event): i for i, event in enumerate(self.events)}
+            for old, new in pairs:
+                self.events[where[id(old)]] = new
 
 
 class ScenarioWorkload:
@@ -157,7 +187,7 @@ class ScenarioWorkload:
                         producer=name,
                         seq=seq,
                         key=key,
-                        message_id=f"{msg_id.ledger_id()}:{msg_id.entry_id()}:{msg_id.partition()}",
+                        message_id=_message_id(msg_id),
                         detail=json.dumps({"payload_size": len(payload)}),
                     )
                 )
@@ -186,7 +216,8 @@ class ScenarioWorkload:
                     producer=producer,
                     seq=seq,
                     key=message.partition_key() or None,
-                    message_id=str(message.message_id()),
+                    message_id=_message_id(message.message_id()),
+                    detail=json.dumps({"payload_size": len(message.data())}),
                 )
             )
             with self._lock:
@@ -216,14 +247,26 @@ class ScenarioWorkload:
             thread.join(timeout=10)
 
     def attribute_acks(self, admins: dict[str, AdminClient]) -> None:
-        """Fill in, for every ack, the cluster that stored the message as an original publish."""
-        for ack in [e for e in self.log.snapshot() if e.type == ACK]:
-            ledger, entry, partition = (int(x) for x in (ack.message_id or "0:0:-1").split(":"))
-            topic = ack.topic or ""
-            if partition >= 0:
+        """Fill in, for every ack, the cluster that stored the message as an original publish, and for every
+        receive the cluster that delivered it (:mod:`pytest_pulsar_ha.ack_attribution`): read from the
+        brokers' storage, a few requests at a time."""
+        events = [e for e in self.log.snapshot() if e.type in (ACK, RECEIVE)]
+        cached = {name: CachedEntries(admin) for name, admin in admins.items()}  # an ack and its receipts share
+
+        def attribute(event: Event) -> tuple[Event, str | None]:
+            ledger, entry, partition = (int(x) for x in (event.message_id or "0:0:-1").split(":"))
+            topic = event.topic or ""
+            if partition >= 0 and not topic.endswith(f"-partition-{partition}"):
                 topic = f"{topic}-partition-{partition}"
-            size = json.loads(ack.detail or "{}").get("payload_size", 0)
-            body = f"{ack.producer}#{ack.seq}#".encode()
+            size = json.loads(event.detail or "{}").get("payload_size", 0)
+            body = f"{event.producer}#{event.seq}#".encode()
             payload = body + b"." * max(0, size - len(body))
-            cluster = acknowledging_cluster(admins, topic, ledger, entry, payload)
-            self.log.replace(ack, Event(**{**ack.to_dict(), "cluster": cluster}))  # type: ignore[arg-type]
+            find = acknowledging_cluster if event.type == ACK else delivering_cluster
+            return event, find(cached, topic, ledger, entry, payload)
+
+        with ThreadPoolExecutor(max_workers=ATTRIBUTION_THREADS) as pool:
+            found = list(pool.map(attribute, events))
+        self.log.replace_all(
+            (event, Event(**{**event.to_dict(), "cluster": cluster}))  # type: ignore[arg-type]
+            for event, cluster in found
+        )

@@ -107,3 +107,14 @@ def test_an_empty_history_has_no_figures() -> None:
     figures = run_figures([])
     assert (figures.receipts, figures.duplicates, figures.faults) == (0, 0, ())
     assert figures.summary() == "duplicates 0 of 0 receipts (0%)"
+
+
+def test_receipts_and_duplicates_are_counted_per_delivering_cluster() -> None:
+    def delivered(t: float, seq: int, cluster: str | None) -> Event:
+        return Event(at(t), RECEIVE, "c0", cluster=cluster, producer="p0", seq=seq, topic="t", subscription="s")
+
+    events = [delivered(1, 0, A), delivered(2, 1, A), switch(3, B), delivered(4, 1, B), delivered(5, 2, None)]
+    figures = run_figures(events)
+    assert figures.receipts_by_cluster == {A: 2, B: 1, "unknown": 1}
+    assert figures.duplicates_by_cluster == {B: 1}
+    assert "delivered by cluster-a 2, cluster-b 1 (1 duplicates), unknown 1" in figures.summary()

@@ -1,0 +1,55 @@
+"""Which cluster acknowledged a send and which delivered a message, from what each cluster's storage holds at a
+position (the admin client is faked: this is the pure decision)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+
+from pytest_pulsar_ha.ack_attribution import REPLICATED_FROM, acknowledging_cluster, delivering_cluster
+
+TOPIC = "persistent://t/ns/topic"
+PATH = "persistent/t/ns/topic/ledger/7/entry/3"
+
+
+class Storage:
+    """An admin client whose ``get_raw`` answers one entry (or 404)."""
+
+    def __init__(self, payload: bytes | None, replicated: bool = False) -> None:
+        self.payload, self.replicated = payload, replicated
+        self.asked: list[str] = []
+
+    def get_raw(self, path: str) -> tuple[int, Mapping[str, str], bytes]:
+        self.asked.append(path)
+        if self.payload is None:
+            return 404, {}, b""
+        headers = {"X-Pulsar-replicated-from": "cluster-a"} if self.replicated else {}
+        return 200, headers, self.payload
+
+
+def admins(**clusters: Storage) -> Any:
+    return {name.replace("_", "-"): storage for name, storage in clusters.items()}
+
+
+def test_the_original_publish_acknowledged_the_send_not_the_replicated_copy() -> None:
+    found = admins(cluster_a=Storage(b"p0#1#"), cluster_b=Storage(b"p0#1#", replicated=True))
+    assert acknowledging_cluster(found, TOPIC, 7, 3, b"p0#1#") == "cluster-a"
+    assert REPLICATED_FROM == "x-pulsar-replicated-from"
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "expected"),
+    [
+        (Storage(b"p0#1#"), Storage(None), "cluster-a"),  # only a holds it there
+        (Storage(b"other"), Storage(b"p0#1#", replicated=True), "cluster-b"),  # a replicated copy delivered it
+        (Storage(b"p0#1#"), Storage(b"p0#1#", replicated=True), None),  # both at the same position: unknown
+        (Storage(None), Storage(b"other"), None),  # nobody (trimmed): unknown
+    ],
+)
+def test_the_delivering_cluster_is_the_only_one_holding_the_payload_there(
+    a: Storage, b: Storage, expected: str | None
+) -> None:
+    assert delivering_cluster(admins(cluster_a=a, cluster_b=b), TOPIC, 7, 3, b"p0#1#") == expected
+    assert a.asked == b.asked == [PATH]
