@@ -11,7 +11,6 @@ to its steady state) or interrupted.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 import time
@@ -175,29 +174,44 @@ def build_provider(
     return ProviderSetup(native, primary=primary, url_to_cluster=url_to_cluster)
 
 
+def fault_label(index: int, fault: Any) -> str:
+    """The label of the scenario's fault ``index``: the ``detail`` of its ``fault_start``/``fault_end`` events, by
+    which a history names its faults (e.g. ``#0 outage cluster-a``)."""
+    kind = fault.kind
+    if kind == "replication_cut":
+        return f"#{index} replication_cut {fault.from_}->{fault.to}"
+    if kind == "url_provider":
+        return f"#{index} url_provider {fault.answer}"
+    if kind == "operator_switch":
+        return f"#{index} operator_switch ->{fault.to}"
+    if kind in ("broker_kill", "broker_pause"):
+        return f"#{index} {kind} {fault.cluster}/{fault.broker}"
+    if kind == "domain_outage":
+        return f"#{index} domain_outage {fault.cluster}/{fault.domain}"
+    return f"#{index} {kind} {getattr(fault, 'cluster', None) or ''}".strip()
+
+
+def _fault_cluster(fault: Any) -> str | None:
+    if fault.kind == "replication_cut":
+        return str(fault.from_)
+    if fault.kind == "url_provider":
+        return None
+    if fault.kind == "operator_switch":
+        return str(fault.to)
+    cluster = getattr(fault, "cluster", None)
+    return None if cluster is None else str(cluster)
+
+
 def schedule_faults(env: PulsarHaEnvironment, scenario: Scenario, setup: ProviderSetup) -> list[ScheduledFault]:
     out = []
     for index, fault in enumerate(scenario.faults):
         start = fault.at.seconds
         duration = getattr(fault, "for_", None)
         end = start + (duration.seconds if duration is not None else 0.2)
-        cluster = getattr(fault, "cluster", None)
-        label = f"#{index} {fault.kind} {cluster or ''}".strip()
-        out.append(ScheduledFault(index, label, cluster, start, end, _fault_context(env, fault, setup, scenario)))
-        if fault.kind == "replication_cut":
-            out[-1] = ScheduledFault(
-                index, f"#{index} replication_cut {fault.from_}->{fault.to}", fault.from_, start, end, out[-1].make
-            )
-        if fault.kind == "url_provider":
-            out[-1] = ScheduledFault(index, f"#{index} url_provider {fault.answer}", None, start, end, out[-1].make)
         if fault.kind == "operator_switch":
-            out[-1] = ScheduledFault(
-                index, f"#{index} operator_switch ->{fault.to}", fault.to, start, start + 0.01, out[-1].make
-            )
-        if fault.kind in ("broker_kill", "broker_pause"):
-            out[-1] = dataclasses.replace(out[-1], label=f"#{index} {fault.kind} {fault.cluster}/{fault.broker}")
-        if fault.kind == "domain_outage":
-            out[-1] = dataclasses.replace(out[-1], label=f"#{index} domain_outage {fault.cluster}/{fault.domain}")
+            end = start + 0.01
+        make = _fault_context(env, fault, setup, scenario)
+        out.append(ScheduledFault(index, fault_label(index, fault), _fault_cluster(fault), start, end, make))
     return out
 
 
@@ -332,13 +346,14 @@ class RecordedFault:
     ended_ns: int | None = None
 
 
-def recorded_faults(events: list[Event], nemesis: Nemesis) -> dict[int, RecordedFault]:
+def recorded_faults(events: list[Event], scenario: Scenario) -> dict[int, RecordedFault]:
     """Fault index -> its times, read from the history's ``fault_start``/``fault_end`` events (sorted by time).
 
-    The nemesis writes a fault's label as the ``detail`` of both its events; the first start counts, and the first
-    end after it. Times the nemesis merely planned (or an end it made up for an instant fault) play no part.
+    The nemesis writes a fault's label (:func:`fault_label`) as the ``detail`` of both its events; the first start
+    counts, and the first end after it. Times the nemesis merely planned (or an end it made up for an instant
+    fault) play no part: the history and the scenario are all this reads.
     """
-    index_of = {fault.label: fault.index for fault in nemesis.faults}
+    index_of = {fault_label(index, fault): index for index, fault in enumerate(scenario.faults)}
     starts: dict[int, int] = {}
     ends: dict[int, int] = {}
     for event in events:
@@ -440,14 +455,15 @@ def _judge_availability(expectation: AvailabilityExpectation, events: list[Event
 def evaluate(
     scenario: Scenario,
     events: list[Event],
-    nemesis: Nemesis,
-    setup: ProviderSetup,
     history_path: Path,
     spark: Callable[[], Any],
     *,
+    primary: str,
     hit: Mapping[int, tuple[str, ...]] | None = None,
 ) -> list[CheckResult]:
-    """Judge every expectation of ``scenario`` on the history (``events``, also written at ``history_path``).
+    """Judge every expectation of ``scenario`` on the history (``events``, also written at ``history_path``):
+    the history, the scenario and the name of the ``primary`` cluster are all it reads (no environment, no
+    nemesis or provider object), so a stored history is judged again the same way.
 
     Each verdict rests on evidence in the history: a window needs the recorded fault event and an ack after it,
     ``no_switch`` needs acks, ``availability`` needs sends (acks without a send event do not count), and the
@@ -455,14 +471,14 @@ def evaluate(
     :data:`KNOWN_EXPECTATIONS` raises ``ValueError``.
     """
     events = sorted(events, key=lambda e: e.ts_ns)
-    faults = recorded_faults(events, nemesis)
+    faults = recorded_faults(events, scenario)
     results: list[CheckResult] = []
     spark_checks_wanted = []
     for expectation in scenario.expect:
         if isinstance(expectation, (SwitchExpectation, SwitchBackExpectation)):
             results.append(_judge_window(expectation, scenario, events, faults))
         elif isinstance(expectation, NoSwitchExpectation):
-            results.append(_judge_no_switch(events, setup.primary))
+            results.append(_judge_no_switch(events, primary))
         elif isinstance(expectation, AvailabilityExpectation):
             results.append(_judge_availability(expectation, events))
         elif isinstance(expectation, PlacementExpectation | ReassignedExpectation):
@@ -710,7 +726,9 @@ def execute(
     if interrupted:
         result.outcome = "interrupted"
     else:
-        result.checks = evaluate(scenario, events, nemesis, setup, history, spark, hit=hit_brokers(env, scenario))
+        result.checks = evaluate(
+            scenario, events, history, spark, primary=setup.primary, hit=hit_brokers(env, scenario)
+        )
         if any(not c.ok for c in result.checks) or (result.problems and not after):
             result.outcome = "failed"
         if after:

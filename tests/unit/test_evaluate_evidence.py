@@ -5,18 +5,15 @@ Pure logic (no cluster, no Spark: the Spark-side expectations get a ``spark`` th
 
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pytest_pulsar_ha.history import ACK, FAULT_END, FAULT_START, SEND, Event
-from pytest_pulsar_ha.nemesis import Nemesis, ScheduledFault
 from pytest_pulsar_ha.scenario.loader import parse_scenarios
 from pytest_pulsar_ha.scenario.model import Scenario
 from pytest_pulsar_ha.scenario_runner import CheckResult, ProviderSetup, evaluate
-from pytest_pulsar_ha.scenario_workload import EventLog
 
 S = 1_000_000_000
 T0 = 1_700_000_000 * S
@@ -38,12 +35,6 @@ scenarios:
     return case.scenario
 
 
-def nemesis(*labels: str) -> Nemesis:
-    faults = [ScheduledFault(i, label, A, 3.0, 8.0, contextlib.nullcontext) for i, label in enumerate(labels)]
-    return Nemesis(faults, EventLog())
-
-
-SETUP = ProviderSetup(target=None, primary=A)
 LABEL = "#0 outage cluster-a"
 
 
@@ -51,8 +42,9 @@ def no_spark() -> Any:
     raise AssertionError("this expectation must not need Spark")
 
 
-def judge(sc: Scenario, events: list[Event], nem: Nemesis | None = None) -> list[CheckResult]:
-    return evaluate(sc, events, nem or nemesis(LABEL), SETUP, Path("unused.jsonl"), no_spark)
+def judge(sc: Scenario, events: list[Event]) -> list[CheckResult]:
+    """The scenario and the history are all the verdicts read (no environment, nemesis or provider)."""
+    return evaluate(sc, events, Path("unused.jsonl"), no_spark, primary=A)
 
 
 def send(at_s: float, seq: int, producer: str = "p") -> Event:
@@ -122,10 +114,8 @@ def test_switch_is_measured_from_the_recorded_fault_start() -> None:
 
 
 def test_switch_back_without_a_recorded_fault_end_fails_naming_it() -> None:
-    nem = nemesis(LABEL)
-    nem.times[0].started_ns, nem.times[0].ended_ns = T0 + 3 * S, T0 + 8 * S  # what the nemesis believes
-    events = [fault(3), send(9, 1), ack(9.1, 1, A)]  # ... but the history has no fault_end (run cut short)
-    (result,) = judge(scenario(SWITCH_BACK), events, nem)
+    events = [fault(3), send(9, 1), ack(9.1, 1, A)]  # the history has no fault_end (run cut short)
+    (result,) = judge(scenario(SWITCH_BACK), events)
     assert not result.ok and "no fault_end event for fault #0" in result.measured
 
 
@@ -140,13 +130,11 @@ def test_an_instant_fault_has_no_end_to_measure_from() -> None:
     instant = scenario(SWITCH, "[{kind: reset, cluster: cluster-a, at: 3s}]")
     label = "#0 reset cluster-a"
     events = [fault(3, label=label), fault(3.2, FAULT_END, label), send(3.5, 1), ack(4, 1, B), ack(4.1, 1, A)]
-    (result,) = judge(instant, events, nemesis(label))
+    (result,) = judge(instant, events)
     assert result.ok and result.measured == "1.00s", result  # measured from the start (here: a window of_start)
     # switch_back from that fault is refused by the model; a scenario built around the model still gets no pass
     forced = scenario(SWITCH_BACK).model_copy(update={"faults": instant.faults})
-    nem = nemesis(label)
-    nem.times[0].started_ns, nem.times[0].ended_ns = T0 + 3 * S, T0 + int(3.2 * S)
-    (result,) = judge(forced, events, nem)
+    (result,) = judge(forced, events)
     assert not result.ok and "fault #0 (reset) is instant" in result.measured
 
 
@@ -177,7 +165,7 @@ def test_an_unusable_history_fails_the_spark_expectations_with_the_reason(
 
     monkeypatch.setattr(spark_checks.load, "load_history", refuse)
     sc = scenario("[{no_loss: true}, {max_duplicates: 0}]", "[]")
-    results = evaluate(sc, [], nemesis(), SETUP, tmp_path / "history.jsonl", lambda: object())
+    results = evaluate(sc, [], tmp_path / "history.jsonl", lambda: object(), primary=A)
     assert [(r.name, r.ok) for r in results] == [("no_loss", False), ("max_duplicates", False)]
     assert all("holds no events" in r.measured for r in results)
 

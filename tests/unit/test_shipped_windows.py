@@ -8,7 +8,6 @@ its start. A window wider than this rule lets a late provider pass; a narrower o
 
 from __future__ import annotations
 
-import contextlib
 import math
 from pathlib import Path
 
@@ -103,9 +102,7 @@ def _primary_outage() -> ScenarioCase:
 
 def _switch_verdict(first_ack_after_fault_s: float) -> bool:
     from pytest_pulsar_ha.history import ACK, FAULT_START, Event
-    from pytest_pulsar_ha.nemesis import Nemesis, ScheduledFault
-    from pytest_pulsar_ha.scenario_runner import ProviderSetup, evaluate
-    from pytest_pulsar_ha.scenario_workload import EventLog
+    from pytest_pulsar_ha.scenario_runner import evaluate
 
     scenario = _primary_outage().scenario
     scenario = scenario.model_copy(update={"expect": [e for e in scenario.expect if e.kind == "switch"]})
@@ -115,8 +112,7 @@ def _switch_verdict(first_ack_after_fault_s: float) -> bool:
         Event(t0, FAULT_START, "nemesis", cluster="cluster-a", detail=label),
         Event(t0 + int(first_ack_after_fault_s * 1e9), ACK, "p", cluster="cluster-b", producer="p", seq=1),
     ]
-    nemesis = Nemesis([ScheduledFault(0, label, "cluster-a", 6.0, 18.0, contextlib.nullcontext)], EventLog())
-    (result,) = evaluate(scenario, events, nemesis, ProviderSetup(target=None, primary="cluster-a"), Path("-"), _no)
+    (result,) = evaluate(scenario, events, Path("-"), _no, primary="cluster-a")
     return result.ok
 
 
