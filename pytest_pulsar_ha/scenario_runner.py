@@ -424,14 +424,23 @@ def _judge_no_switch(events: list[Event], primary: str) -> CheckResult:
     return CheckResult("no_switch", ackers == [primary], expected, f"acknowledged by {', '.join(ackers)}")
 
 
+def _intended_ns(send: Event) -> int:
+    """When a send was meant to be issued (the open-loop workload's ``intended_ns``), else when it was."""
+    try:
+        intended = json.loads(send.detail or "{}").get("intended_ns")
+    except (ValueError, AttributeError):
+        intended = None
+    return intended if isinstance(intended, int) and not isinstance(intended, bool) else send.ts_ns
+
+
 def _judge_availability(expectation: AvailabilityExpectation, events: list[Event]) -> CheckResult:
-    """The share of sends acknowledged within ``ack_within`` of their own send event (each send counted once)."""
+    """The share of sends acknowledged within ``ack_within`` of their intended time (each send counted once)."""
     spec = expectation.availability
-    expected = f">= {spec.min_ratio:.0%} of sends acknowledged within {spec.ack_within}"
+    expected = f">= {spec.min_ratio:.0%} of sends acknowledged within {spec.ack_within} of their intended time"
     sent: dict[tuple[str | None, int | None], int] = {}
     for event in events:
         if event.type == SEND:
-            sent.setdefault((event.producer, event.seq), event.ts_ns)
+            sent.setdefault((event.producer, event.seq), _intended_ns(event))
     if not sent:
         return CheckResult(expectation.kind, False, expected, "no send event in the history: no evidence")
     within = spec.ack_within.seconds * 1e9
@@ -702,6 +711,7 @@ def execute(
         except KeyboardInterrupt:
             interrupted = True
     result.problems += nemesis.errors
+    result.problems += [f"the workload could not record a send's outcome: {e}" for e in workload.callback_errors]
     after = steady_state(env, clusters, STEADY_STATE_SECONDS)
     if after:
         result.problems += [f"steady state after the faults: {p}" for p in after]

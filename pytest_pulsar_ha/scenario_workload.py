@@ -109,6 +109,8 @@ class ScenarioWorkload:
         self._lock = threading.Lock()
         self._consumers: list[Any] = []
         self._producers: list[Any] = []
+        self.callback_errors: list[str] = []
+        """what went wrong inside the client's send callbacks (never raised there)"""
 
     # -- set-up ----------------------------------------------------------------------------------------
 
@@ -154,47 +156,73 @@ class ScenarioWorkload:
     # -- the client operations -------------------------------------------------------------------------
 
     def _produce(self, producer: Any, topic: str, name: str) -> None:
+        """Open loop: send ``i`` is issued at its intended time ``start + i / rate`` whether or not earlier sends
+        were acknowledged (``send_async``), so a stuck cluster cannot slow the offered load down and hide its
+        own unavailability (coordinated omission). The intended time is in each send's ``detail``."""
         import pulsar
 
         plan = self.plan
         rng = random.Random(f"{plan.seed}/{name}")
         interval = 1.0 / plan.rate_per_second
-        next_send = time.monotonic()
+        origin_mono, origin_ns = time.monotonic(), now_ns()
         seq = 0
-        while not self._stop_sending.is_set():
+        while True:
+            intended = seq * interval
+            if self._stop_sending.wait(max(0.0, origin_mono + intended - time.monotonic())):
+                break
             seq += 1
             key = f"k{rng.randrange(plan.keys)}" if plan.keys else None
             body = f"{name}#{seq}#".encode()
             payload = body + b"." * max(0, plan.message_size - len(body))
             props = {"producer": name, "seq": str(seq)}
-            self.log.add(Event(now_ns(), SEND, name, topic=topic, producer=name, seq=seq, key=key))
+            detail = json.dumps({"intended_ns": origin_ns + int(intended * 1e9)})
+            self.log.add(Event(now_ns(), SEND, name, topic=topic, producer=name, seq=seq, key=key, detail=detail))
+            done = functools.partial(self._sent, name, topic, seq, key, len(payload))
             try:
                 if key is None:
-                    msg_id = producer.send(payload, properties=props)
+                    producer.send_async(payload, done, properties=props)
                 else:
-                    msg_id = producer.send(payload, properties=props, partition_key=key)
+                    producer.send_async(payload, done, properties=props, partition_key=key)
             except pulsar.PulsarException as exc:
                 self.log.add(
                     Event(now_ns(), SEND_ERROR, name, topic=topic, producer=name, seq=seq, key=key, detail=str(exc))
                 )
-            else:
-                ack = self.log.add(
-                    Event(
-                        now_ns(),
-                        ACK,
-                        name,
-                        topic=topic,
-                        producer=name,
-                        seq=seq,
-                        key=key,
-                        message_id=_message_id(msg_id),
-                        detail=json.dumps({"payload_size": len(payload)}),
-                    )
-                )
-                with self._lock:
-                    self._acked[(name, seq)] = ack
-            next_send += interval
-            self._stop_sending.wait(max(0.0, next_send - time.monotonic()))
+        with contextlib.suppress(pulsar.PulsarException):
+            producer.flush()  # every send in flight is acknowledged or failed before the producer is done
+
+    def _sent(self, name: str, topic: str, seq: int, key: str | None, size: int, result: Any, msg_id: Any) -> None:
+        """The client's callback for one ``send_async``: an ack, or a send error with the client's result. It must
+        not raise (the client would end the process): what goes wrong is kept in :attr:`callback_errors`."""
+        try:
+            self._record_sent(name, topic, seq, key, size, result, msg_id)
+        except Exception as exc:  # reported by the runner as a problem of the run
+            self.callback_errors.append(f"{name}#{seq}: {exc!r}")
+
+    def _record_sent(
+        self, name: str, topic: str, seq: int, key: str | None, size: int, result: Any, msg_id: Any
+    ) -> None:
+        import pulsar
+
+        if result != pulsar.Result.Ok:
+            self.log.add(
+                Event(now_ns(), SEND_ERROR, name, topic=topic, producer=name, seq=seq, key=key, detail=str(result))
+            )
+            return
+        ack = self.log.add(
+            Event(
+                now_ns(),
+                ACK,
+                name,
+                topic=topic,
+                producer=name,
+                seq=seq,
+                key=key,
+                message_id=_message_id(msg_id),
+                detail=json.dumps({"payload_size": size}),
+            )
+        )
+        with self._lock:
+            self._acked[(name, seq)] = ack
 
     def _consume(self, consumer: Any, name: str, subscription: str) -> None:
         import pulsar

@@ -94,6 +94,17 @@ def test_a_send_acknowledged_twice_counts_once() -> None:
     assert not result.ok and "50.0% (1/2)" in result.measured
 
 
+def test_availability_is_measured_from_the_intended_time_of_a_send_issued_late() -> None:
+    """A send meant for 1 s but issued at 3 s (its producer was stuck) and acked at 3.2 s is 2.2 s late, not
+    0.2 s: measuring from the send event would hide the stall (coordinated omission)."""
+    late = Event(T0 + 3 * S, SEND, "p", producer="p", seq=1, detail=f'{{"intended_ns": {T0 + 1 * S}}}')
+    on_time = Event(T0 + 4 * S, SEND, "p", producer="p", seq=2, detail=f'{{"intended_ns": {T0 + 4 * S}}}')
+    events = [late, ack(3.2, 1, A), on_time, ack(4.1, 2, A)]
+    (result,) = judge(scenario("[{availability: {min_ratio: 0.9, ack_within: 1s}}]", "[]"), events)
+    assert not result.ok and "50.0% (1/2)" in result.measured
+    assert "of their intended time" in result.expected
+
+
 def test_availability_without_any_send_fails_even_with_min_ratio_zero() -> None:
     (result,) = judge(scenario("[{availability: {min_ratio: 0, ack_within: 1s}}]", "[]"), [ack(1, 1, A)])
     assert not result.ok and "no send" in result.measured
