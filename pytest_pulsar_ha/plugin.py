@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
     from .environment import PulsarHaEnvironment
     from .environment_pool import EnvironmentPool
+    from .scenario_runner import ScenarioResult
 
 SETTINGS_KEY = pytest.StashKey[HaSettings]()
 ENV_KEY = pytest.StashKey["PulsarHaEnvironment"]()
@@ -98,7 +99,42 @@ def settings_from_config(config: pytest.Config) -> HaSettings:
     )
 
 
+class PulsarHaState:
+    """The plugin's state for one pytest run, registered as the plugin ``pulsar_ha_state`` at configure time:
+    the scenario results (for the summary and the index page). It also holds the plugin's implementation of
+    :func:`~pytest_pulsar_ha.hookspecs.pytest_pulsar_ha_run_scenario`: the scenario runner on real clusters."""
+
+    def __init__(self) -> None:
+        self.results: list[ScenarioResult] = []
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_pulsar_ha_run_scenario(self, item: pytest.Item, case: object) -> bool:
+        from .scenario_runner import run_scenario
+
+        run_scenario(item, case, record=self.results.append)  # type: ignore[arg-type]
+        return True
+
+
+STATE_NAME = "pulsar_ha_state"
+
+
+def state(config: pytest.Config) -> PulsarHaState:
+    """The plugin's :class:`PulsarHaState` of this run."""
+    found = config.pluginmanager.get_plugin(STATE_NAME)
+    if not isinstance(found, PulsarHaState):
+        raise RuntimeError("the pulsar_ha plugin's state is not registered (pytest_configure did not run?)")
+    return found
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    from . import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    if not config.pluginmanager.has_plugin(STATE_NAME):
+        config.pluginmanager.register(PulsarHaState(), STATE_NAME)
     config.addinivalue_line(
         "markers", "real_clusters: needs real Pulsar clusters; a failure reports what the brokers logged meanwhile"
     )
@@ -270,8 +306,8 @@ def _write_failure_logs(terminalreporter: pytest.TerminalReporter, limit: int = 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """The broker logs of failed tests; after scenarios ran: one line each, and the index page of their evidence."""
     _write_failure_logs(terminalreporter)
-    runner = sys.modules.get("pytest_pulsar_ha.scenario_runner")
-    results = getattr(runner, "RESULTS", [])
+    found = terminalreporter.config.pluginmanager.get_plugin(STATE_NAME)
+    results = found.results if isinstance(found, PulsarHaState) else []
     if not results:
         return
     from .scenario_report import write_index

@@ -776,12 +776,11 @@ def _write_report(result: ScenarioResult, events: list[Event], evidence_dir: Pat
 
 # -- pytest ------------------------------------------------------------------------------------------------
 
-RESULTS: list[ScenarioResult] = []
-"""Every scenario result of this process, in run order (the plugin's summary and index page read it)."""
 
-
-def run_scenario(item: Any, case: ScenarioCase) -> None:
-    """The runner of collected scenario tests (see :mod:`pytest_pulsar_ha.scenario.collect`)."""
+def run_scenario(item: Any, case: ScenarioCase, record: Callable[[ScenarioResult], None] | None = None) -> None:
+    """The runner of collected scenario tests (see :mod:`pytest_pulsar_ha.scenario.collect`); each result is
+    passed to ``record`` (the plugin's state keeps them for its summary and index page) before a failure is
+    raised."""
     from .scenario.errors import ExpectedScenarioFailure, ScenarioFailed
 
     config = item.config
@@ -796,7 +795,8 @@ def run_scenario(item: Any, case: ScenarioCase) -> None:
         seed=int(seed_option) if seed_option is not None else None,
     )
     result.evidence_root = evidence_root
-    RESULTS.append(result)
+    if record is not None:
+        record(result)
     expect_failure = case.scenario.expect_failure
     if expect_failure is not None and result.outcome == "failed" and result.failed_checks and not result.problems:
         result.outcome = "xfailed"

@@ -18,7 +18,6 @@ reported as its plain message.
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import os
 import types
@@ -41,9 +40,8 @@ if TYPE_CHECKING:
 Runner = Callable[["ScenarioItem", ScenarioCase], None]
 
 #: Where the runner comes from: ``config.stash[RUNNER_KEY] = my_runner`` (in ``pytest_configure``) replaces the
-#: default, ``run_scenario`` of :data:`RUNNER_MODULE`, imported when the first scenario runs.
+#: default, the ``pytest_pulsar_ha_run_scenario`` hook (:mod:`pytest_pulsar_ha.hookspecs`).
 RUNNER_KEY = pytest.StashKey[Runner]()
-RUNNER_MODULE = "pytest_pulsar_ha.scenario_runner"
 
 
 def _scenario(pulsar_ha: object) -> None:
@@ -75,21 +73,24 @@ def register_markers(config: pytest.Config) -> None:
 
 
 def get_runner(config: pytest.Config) -> Runner:
-    """The runner set in ``config.stash[RUNNER_KEY]``, else ``pytest_pulsar_ha.scenario_runner.run_scenario``."""
+    """The runner set in ``config.stash[RUNNER_KEY]``, else the ``pytest_pulsar_ha_run_scenario`` hook (whose
+    last implementation is the plugin's scenario runner)."""
     runner = config.stash.get(RUNNER_KEY, None)
     if runner is not None:
         return runner
-    try:
-        module = importlib.import_module(RUNNER_MODULE)
-    except ModuleNotFoundError as exc:
-        if exc.name != RUNNER_MODULE:
-            raise
-        pytest.fail(
-            f"no scenario runner: {RUNNER_MODULE} is not installed, and none was set in "
-            "config.stash[pytest_pulsar_ha.scenario.collect.RUNNER_KEY]",
-            pytrace=False,
-        )
-    return cast(Runner, module.run_scenario)
+
+    def by_hook(item: ScenarioItem, case: ScenarioCase) -> None:
+        hook = getattr(config.hook, "pytest_pulsar_ha_run_scenario", None)  # absent with -p no:pulsar_ha
+        handled = None if hook is None else hook(item=item, case=case)
+        if handled is None:
+            pytest.fail(
+                "no scenario runner: no implementation of the pytest_pulsar_ha_run_scenario hook handled it "
+                "(the pulsar_ha plugin's own is disabled?), and none was set in "
+                "config.stash[pytest_pulsar_ha.scenario.collect.RUNNER_KEY]",
+                pytrace=False,
+            )
+
+    return by_hook
 
 
 _SEEN = pytest.StashKey[dict[Path, Path]]()

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import sys
-import types
-from typing import Any
-
 import pytest
 
 from pytest_pulsar_ha.scenario import ScenarioCase
-from pytest_pulsar_ha.scenario.collect import RUNNER_MODULE, SCENARIO_FIXTURES, ScenarioItem
+from pytest_pulsar_ha.scenario.collect import SCENARIO_FIXTURES, ScenarioItem
 
 from .helpers import dedent, runner_calls
 
@@ -240,11 +236,33 @@ def test_fixtures_of_every_scope_work_for_scenarios(scenario_dir: pytest.Pyteste
     ]
 
 
-def test_the_default_runner_is_looked_up_lazily(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
-    calls: list[tuple[Any, ScenarioCase]] = []
-    runner = types.ModuleType(RUNNER_MODULE)
-    runner.run_scenario = lambda item, case: calls.append((item.pulsar_ha, case))  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, RUNNER_MODULE, runner)
+def test_a_conftest_runs_the_scenarios_through_the_plugin_hook(pytester: pytest.Pytester) -> None:
+    """``pytest_pulsar_ha_run_scenario`` in a conftest.py handles every scenario; the plugin's own runner (the
+    last implementation) is never reached, so no cluster starts."""
+    pytester.makeconftest(
+        dedent(
+            """
+            import pytest
+
+            @pytest.fixture(scope="session")
+            def pulsar_ha():
+                return "fake-environment"
+
+            def pytest_pulsar_ha_run_scenario(item, case):
+                with open("ran.txt", "a") as out:
+                    out.write(f"{case.id} {item.pulsar_ha}\\n")
+                return True
+            """
+        )
+    )
+    pytester.makefile(
+        ".pulsar-ha.yaml", one="scenarios:\n  - {name: one, workload: {duration: 1s}, expect: [{no_loss: true}]}\n"
+    )
+    pytester.runpytest_inprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
+    assert (pytester.path / "ran.txt").read_text() == "one fake-environment\n"
+
+
+def test_a_missing_runner_fails_the_scenario_clearly(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(
         dedent(
             """
@@ -263,35 +281,6 @@ def test_the_default_runner_is_looked_up_lazily(pytester: pytest.Pytester, monke
     pytester.makefile(
         ".pulsar-ha.yaml", one="scenarios:\n  - {name: one, workload: {duration: 1s}, expect: [{no_loss: true}]}\n"
     )
-    pytester.runpytest_inprocess().assert_outcomes(passed=1)
-    [(environment, case)] = calls
-    assert case.id == "one" and environment == "fake-environment"
-
-
-def test_a_missing_runner_fails_the_scenario_clearly(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setitem(sys.modules, RUNNER_MODULE, None)  # as if the module did not exist
-    pytester.makeconftest(
-        dedent(
-            """
-            import pytest
-            from pytest_pulsar_ha.scenario.collect import collect_scenario_file
-
-            def pytest_collect_file(parent, file_path):
-                return collect_scenario_file(parent, file_path)
-
-            @pytest.fixture(scope="session")
-            def pulsar_ha():
-                return "fake-environment"
-            """
-        )
-    )
-    pytester.makefile(
-        ".pulsar-ha.yaml", one="scenarios:\n  - {name: one, workload: {duration: 1s}, expect: [{no_loss: true}]}\n"
-    )
-    result = pytester.runpytest_inprocess()
+    result = pytester.runpytest_inprocess("-p", "no:pulsar_ha")  # the plugin (and its runner) disabled
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(
-        [f"*no scenario runner: {RUNNER_MODULE} is not installed, and none was set in config.stash[[]*RUNNER_KEY[]]*"]
-    )
+    result.stdout.fnmatch_lines(["*no scenario runner: no implementation of the pytest_pulsar_ha_run_scenario hook*"])
