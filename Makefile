@@ -25,7 +25,7 @@ demo: setup
 # yet reliable enough for `make test` (README, "Failure domains and anti-affinity").
 multi-broker: setup
 	$(PY) -m pytest scenarios/multi-broker -p no:cacheprovider $(PYTEST_ARGS)
-	$(PY) -m pytest tests/multi_broker -m unsettled -p no:cacheprovider $(PYTEST_ARGS)
+	$(PY) -m pytest tests/multi_broker tests/integration -m unsettled -p no:cacheprovider $(PYTEST_ARGS)
 
 # The smallest check that the environment works: start the clusters, prove replication both ways, stop.
 smoke: setup

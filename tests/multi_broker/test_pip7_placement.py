@@ -93,6 +93,7 @@ def test_group_membership_is_read_back_from_pulsar(cluster: Cluster) -> None:
     assert anti_affinity_namespaces_listed(cluster.admin, "cluster-a", group, tenant) == namespaces
 
 
+@pytest.mark.unsettled  # a clean-clone run saw 3 + 1 instead of 2 + 2 (README, Failure domains)
 def test_four_namespaces_of_a_group_are_spread_over_both_domains_and_every_broker(cluster: Cluster) -> None:
     tenant, group, namespaces = _group(cluster, 4)
     _assign(cluster, namespaces)
