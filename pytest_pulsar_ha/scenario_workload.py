@@ -83,10 +83,6 @@ class EventLog:
         with self._lock:
             return list(self.events)
 
-    def replace(self, old: Event, new: Event) -> None:
-        with self._lock:
-            self.events[self.events.index(old)] = new
-
     def replace_all(self, pairs: Iterable[tuple[Event, Event]]) -> None:
         """Replace each ``old`` (this very object, not an equal one) by its ``new``, in one pass."""
         with self._lock:
