@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -51,7 +50,6 @@ def test_the_watch_passes_on_a_quiet_log_and_ends_the_wait_at_once_on_a_loop(tmp
     watch.wait()  # a few invalidations: passes
     with log.open("a") as out:
         out.write("\n".join([LOCK] * LOOP_THRESHOLD) + "\n")
-    began = time.monotonic()
+    # RegistrationLoop, not the StartupError of a timeout: a loop ends the wait, it is not "not ready yet"
     with pytest.raises(RegistrationLoop, match=r"invalidated 103 times \(apache/pulsar#17759\)"):
         watch.wait()
-    assert time.monotonic() - began < 5  # not the 30 s timeout: a loop is not "not ready yet"
