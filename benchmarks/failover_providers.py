@@ -20,8 +20,8 @@ import pulsar
 
 from pulsar_ha_providers import AutoClusterFailover, ClusterEndpoint
 from pytest_pulsar_ha import HaSettings, build_environment
-from pytest_pulsar_ha.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.steady_workload import Workload
+from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
+from pytest_pulsar_ha.workload.steady import Workload
 
 CHECK_S, FAILOVER_S, SWITCH_BACK_S, FAULT_S = 1.0, 3.0, 5.0, 12.0
 

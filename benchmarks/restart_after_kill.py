@@ -1,5 +1,5 @@
 """How often a killed ``pulsar standalone`` restarts into Pulsar's bookie-registration lock loop, and whether the
-embedded backend's graceful second start recovers it (``pytest_pulsar_ha.registration_loop``).
+embedded backend's graceful second start recovers it (``pytest_pulsar_ha.runtime.registration_loop``).
 
 Each round: send 20 messages to a fresh topic, SIGKILL the standalone, start it again (the backend's own
 ``start``: ready, then checked for the loop and restarted once more if it loops), then read the 20 messages
@@ -14,9 +14,9 @@ import argparse
 import time
 import uuid
 
-from pytest_pulsar_ha.client_setup import create_with_retries
+from pytest_pulsar_ha.runtime.topology import parse_clusters
 from pytest_pulsar_ha.settings import HaSettings, build_environment
-from pytest_pulsar_ha.topology import parse_clusters
+from pytest_pulsar_ha.workload.client_setup import create_with_retries
 
 
 def main() -> int:

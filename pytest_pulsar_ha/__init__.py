@@ -12,15 +12,15 @@ The library works without pytest::
 Nothing heavy (pulsar, pyspark) is imported here.
 """
 
-from .errors import (
+from pytest_pulsar_ha.errors import (
     AdminError,
     ConfigurationError,
     ProvisioningError,
     PulsarHaError,
     StartupError,
 )
-from .settings import HaSettings, build_environment
-from .topology import ClusterSpec, parse_clusters
+from pytest_pulsar_ha.runtime.topology import ClusterSpec, parse_clusters
+from pytest_pulsar_ha.settings import HaSettings, build_environment
 
 __all__ = [
     "AdminError",

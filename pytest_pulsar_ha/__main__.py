@@ -1,5 +1,5 @@
 import sys
 
-from .cli import main
+from pytest_pulsar_ha.cli import main
 
 sys.exit(main())

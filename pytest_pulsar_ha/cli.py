@@ -7,10 +7,10 @@ import sys
 import time
 from collections.abc import Sequence
 
-from .errors import PulsarHaError
-from .provisioning import DEFAULT_PULSAR_VERSION, default_cache_dir, ensure_pulsar, ensure_toxiproxy
-from .settings import HaSettings, build_environment, check_heap, check_version
-from .topology import parse_clusters
+from pytest_pulsar_ha.errors import PulsarHaError
+from pytest_pulsar_ha.provisioning import DEFAULT_PULSAR_VERSION, default_cache_dir, ensure_pulsar, ensure_toxiproxy
+from pytest_pulsar_ha.runtime.topology import parse_clusters
+from pytest_pulsar_ha.settings import HaSettings, build_environment, check_heap, check_version
 
 
 def _say(message: str) -> None:
@@ -43,7 +43,7 @@ def cmd_reap(args: argparse.Namespace) -> int:
 
 def cmd_smoke(args: argparse.Namespace) -> int:
     """Start the clusters, prove replication every way through the proxies, stop; print a report."""
-    from .replication_probe import prove_replication
+    from pytest_pulsar_ha.workload.replication_probe import prove_replication
 
     settings = _settings(args)
     _say(settings.describe())

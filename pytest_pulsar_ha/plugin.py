@@ -16,17 +16,16 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from .errors import ConfigurationError
-from .provisioning import DEFAULT_PULSAR_VERSION, default_cache_dir
-from .settings import BACKENDS, HaSettings, check_backend, check_heap, check_timeout, check_version
-from .topology import ClusterSpec, parse_brokers, parse_clusters
+from pytest_pulsar_ha.errors import ConfigurationError
+from pytest_pulsar_ha.provisioning import DEFAULT_PULSAR_VERSION, default_cache_dir
+from pytest_pulsar_ha.runtime.topology import ClusterSpec, parse_brokers, parse_clusters
+from pytest_pulsar_ha.settings import BACKENDS, HaSettings, check_backend, check_heap, check_timeout, check_version
 
 if TYPE_CHECKING:
     from pulsar_ha_providers import UrlProviderService
-
-    from .environment import PulsarHaEnvironment
-    from .environment_pool import EnvironmentPool
-    from .scenario_runner import ScenarioResult
+    from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
+    from pytest_pulsar_ha.runtime.environment_pool import EnvironmentPool
+    from pytest_pulsar_ha.scenario.runner import ScenarioResult
 
 SETTINGS_KEY = pytest.StashKey[HaSettings]()
 ENV_KEY = pytest.StashKey["PulsarHaEnvironment"]()
@@ -68,7 +67,7 @@ def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> pytest.Col
     """Collect ``*.pulsar-ha.yaml`` scenario files (the model is imported only when such a file is seen)."""
     if not file_path.name.endswith(".pulsar-ha.yaml"):
         return None
-    from .scenario.collect import collect_scenario_file
+    from pytest_pulsar_ha.scenario.collect import collect_scenario_file
 
     return collect_scenario_file(parent, file_path)
 
@@ -109,7 +108,7 @@ class PulsarHaState:
 
     @pytest.hookimpl(trylast=True)
     def pytest_pulsar_ha_run_scenario(self, item: pytest.Item, case: object) -> bool:
-        from .scenario_runner import run_scenario
+        from pytest_pulsar_ha.scenario.runner import run_scenario
 
         run_scenario(item, case, record=self.results.append)  # type: ignore[arg-type]
         return True
@@ -127,7 +126,7 @@ def state(config: pytest.Config) -> PulsarHaState:
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
-    from . import hookspecs
+    from pytest_pulsar_ha import hookspecs
 
     pluginmanager.add_hookspecs(hookspecs)
 
@@ -162,11 +161,11 @@ def _sigterm_as_interrupt(signum: int, frame: FrameType | None) -> None:
 def pulsar_ha_environments(
     pulsar_ha_settings: HaSettings, pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[EnvironmentPool]:
-    """Every environment of the session, keyed by topology (:mod:`pytest_pulsar_ha.environment_pool`): one
+    """Every environment of the session, keyed by topology (:mod:`pytest_pulsar_ha.runtime.environment_pool`): one
     runs at a time; a scenario whose topology the session's clusters do not fit gets its own; all are stopped
     at the end of the session."""
-    from .environment_pool import EnvironmentPool
-    from .settings import build_environment
+    from pytest_pulsar_ha.runtime.environment_pool import EnvironmentPool
+    from pytest_pulsar_ha.settings import build_environment
 
     capture = pytestconfig.pluginmanager.getplugin("capturemanager")
 
@@ -213,7 +212,7 @@ def pulsar_ha(
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Run the scenarios that need an environment of their own last, grouped by topology (each starts once)."""
-    from .environment_pool import order_by_key, topology_key
+    from pytest_pulsar_ha.runtime.environment_pool import order_by_key, topology_key
 
     def key_of(item: pytest.Item) -> object:
         specs = getattr(item, "environment_specs", None)
@@ -282,7 +281,7 @@ def pytest_runtest_makereport(
         item.stash[SETUP_START_KEY] = report.start
     real = item.get_closest_marker("real_clusters") is not None or hasattr(item, "environment_specs")
     if report.failed and real and not hasattr(report, "wasxfail"):
-        from .failure_logs import excerpts
+        from pytest_pulsar_ha.runtime.failure_logs import excerpts
 
         start = item.stash.get(SETUP_START_KEY, report.start)
         lines = [line for part in excerpts(_environment_dirs(item.config), start, report.stop) for line in part.lines()]
@@ -310,7 +309,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     results = found.results if isinstance(found, PulsarHaState) else []
     if not results:
         return
-    from .scenario_report import write_index
+    from pytest_pulsar_ha.report.index import write_index
 
     # the index goes where the evidence went: the pulsar_ha_evidence_dir each scenario used (the fixture, which
     # a conftest may override, is the single source of truth; the option only sets its default)

@@ -8,14 +8,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .errors import ConfigurationError
-from .pid_registry import PidRegistry
-from .provisioning import DEFAULT_PULSAR_VERSION, default_cache_dir, ensure_pulsar, ensure_toxiproxy
-from .provisioning.cache import Progress
-from .topology import ClusterSpec, default_names
+from pytest_pulsar_ha.errors import ConfigurationError
+from pytest_pulsar_ha.provisioning import DEFAULT_PULSAR_VERSION, default_cache_dir, ensure_pulsar, ensure_toxiproxy
+from pytest_pulsar_ha.provisioning.cache import Progress
+from pytest_pulsar_ha.runtime.pid_registry import PidRegistry
+from pytest_pulsar_ha.runtime.topology import ClusterSpec, default_names
 
 if TYPE_CHECKING:
-    from .environment import PulsarHaEnvironment
+    from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
 
 BACKENDS = ("embedded",)
 _MEMORY = re.compile(r"^\d+[mMgG]$")
@@ -101,8 +101,8 @@ def build_environment(
     progress: Progress = _print_progress,
 ) -> PulsarHaEnvironment:
     """Provision what is missing, reap leftovers of killed runs, and return a not-yet-started environment."""
-    from .embedded import EmbeddedBackend, EmbeddedOptions
-    from .environment import PulsarHaEnvironment
+    from pytest_pulsar_ha.runtime.embedded import EmbeddedBackend, EmbeddedOptions
+    from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
 
     registry = registry or settings.registry()
     for record in registry.reap_orphans():

@@ -1,9 +1,9 @@
 """Make Pulsar and toxiproxy available: from the cache, an existing install, or fetched once (with progress)."""
 
-from .cache import default_cache_dir
-from .java import find_java
-from .pulsar_distribution import DEFAULT_PULSAR_VERSION, PulsarDistribution, ensure_pulsar
-from .toxiproxy_binary import TOXIPROXY_VERSION, ensure_toxiproxy
+from pytest_pulsar_ha.provisioning.cache import default_cache_dir
+from pytest_pulsar_ha.provisioning.java import find_java
+from pytest_pulsar_ha.provisioning.pulsar_distribution import DEFAULT_PULSAR_VERSION, PulsarDistribution, ensure_pulsar
+from pytest_pulsar_ha.provisioning.toxiproxy_binary import TOXIPROXY_VERSION, ensure_toxiproxy
 
 __all__ = [
     "DEFAULT_PULSAR_VERSION",

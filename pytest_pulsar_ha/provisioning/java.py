@@ -8,7 +8,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from ..errors import ProvisioningError
+from pytest_pulsar_ha.errors import ProvisioningError
 
 MIN_JAVA = 17
 

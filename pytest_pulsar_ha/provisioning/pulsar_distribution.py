@@ -11,10 +11,10 @@ from pathlib import Path
 
 from filelock import FileLock
 
-from ..errors import ProvisioningError
-from .cache import Progress
-from .java import find_java
-from .streaming import run_with_progress
+from pytest_pulsar_ha.errors import ProvisioningError
+from pytest_pulsar_ha.provisioning.cache import Progress
+from pytest_pulsar_ha.provisioning.java import find_java
+from pytest_pulsar_ha.provisioning.streaming import run_with_progress
 
 # 4.0 is Pulsar's current LTS line; its broker runs on Java 17.
 DEFAULT_PULSAR_VERSION = "4.0.8"

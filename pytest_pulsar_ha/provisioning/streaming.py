@@ -9,8 +9,8 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ..errors import ProvisioningError
-from .cache import Progress
+from pytest_pulsar_ha.errors import ProvisioningError
+from pytest_pulsar_ha.provisioning.cache import Progress
 
 # Maven (not in batch mode) redraws "Progress (1): 12/245 MB" with carriage returns.
 _MAVEN_PROGRESS = re.compile(r"Progress \(\d+\): ([\d.]+)/([\d.]+) (MB|kB|B)")

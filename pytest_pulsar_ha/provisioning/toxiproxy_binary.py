@@ -8,9 +8,9 @@ from pathlib import Path
 
 from filelock import FileLock
 
-from ..errors import ProvisioningError
-from .cache import Progress
-from .streaming import run_with_progress
+from pytest_pulsar_ha.errors import ProvisioningError
+from pytest_pulsar_ha.provisioning.cache import Progress
+from pytest_pulsar_ha.provisioning.streaming import run_with_progress
 
 TOXIPROXY_VERSION = "v2.12.0"
 TOXIPROXY_BIN_ENV = "PULSAR_HA_TOXIPROXY_BIN"

@@ -4,9 +4,16 @@ The format is described in ``scenarios/README.md``. pytest collection lives in
 :mod:`pytest_pulsar_ha.scenario.collect` (imported on its own, so that this package works without a pytest session).
 """
 
-from .errors import Problem, ScenarioError, ScenarioFailed
-from .loader import FILE_SUFFIX, ScenarioCase, is_scenario_file, load_scenarios, parse_scenarios, stable_seed
-from .model import (
+from pytest_pulsar_ha.scenario.errors import Problem, ScenarioError, ScenarioFailed
+from pytest_pulsar_ha.scenario.loader import (
+    FILE_SUFFIX,
+    ScenarioCase,
+    is_scenario_file,
+    load_scenarios,
+    parse_scenarios,
+    stable_seed,
+)
+from pytest_pulsar_ha.scenario.model import (
     AutoProvider,
     AvailabilityExpectation,
     AvailabilitySpec,
@@ -40,7 +47,7 @@ from .model import (
     UrlProviderFault,
     Workload,
 )
-from .quantities import Bandwidth, Duration, Rate, Size
+from pytest_pulsar_ha.scenario.quantities import Bandwidth, Duration, Rate, Size
 
 __all__ = [
     "FILE_SUFFIX",

@@ -27,15 +27,15 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
-from .errors import ExpectedScenarioFailure, ScenarioError, ScenarioFailed
-from .loader import ScenarioCase, is_scenario_file, load_scenarios
+from pytest_pulsar_ha.scenario.errors import ExpectedScenarioFailure, ScenarioError, ScenarioFailed
+from pytest_pulsar_ha.scenario.loader import ScenarioCase, is_scenario_file, load_scenarios
 
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
 
-    from ..environment import PulsarHaEnvironment
-    from ..environment_pool import EnvironmentPool
-    from ..topology import ClusterSpec
+    from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
+    from pytest_pulsar_ha.runtime.environment_pool import EnvironmentPool
+    from pytest_pulsar_ha.runtime.topology import ClusterSpec
 
 Runner = Callable[["ScenarioItem", ScenarioCase], None]
 
@@ -116,8 +116,8 @@ def collect_scenario_file(parent: pytest.Collector, file_path: Path) -> Scenario
 def _own_environment(config: pytest.Config, case: ScenarioCase) -> tuple[ClusterSpec, ...] | None:
     """The clusters ``case`` needs when the session's (the plugin's settings) do not fit it; None otherwise or
     without the plugin."""
-    from ..environment_pool import scenario_specs
-    from ..plugin import SETTINGS_KEY
+    from pytest_pulsar_ha.plugin import SETTINGS_KEY
+    from pytest_pulsar_ha.runtime.environment_pool import scenario_specs
 
     settings = config.stash.get(SETTINGS_KEY, None)
     if settings is None:

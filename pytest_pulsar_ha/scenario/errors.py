@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..errors import ConfigurationError
+from pytest_pulsar_ha.errors import ConfigurationError
 
 
 @dataclass(frozen=True)

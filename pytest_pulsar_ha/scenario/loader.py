@@ -20,14 +20,14 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
-from ._introspect import is_model as _is_model
-from ._introspect import strip as _strip
-from ._introspect import tags as _tags
-from .errors import Problem, ScenarioError
-from .model import PROBLEMS_ERROR, SCENARIO_NAME_PATTERN, Loc, Scenario, dotted
-from .quantities import QUANTITY_ERROR_TYPES, describe
-from .ranges import number_range, with_metadata
-from .yaml_document import YamlProblem, compose
+from pytest_pulsar_ha.scenario._introspect import is_model as _is_model
+from pytest_pulsar_ha.scenario._introspect import strip as _strip
+from pytest_pulsar_ha.scenario._introspect import tags as _tags
+from pytest_pulsar_ha.scenario.errors import Problem, ScenarioError
+from pytest_pulsar_ha.scenario.model import PROBLEMS_ERROR, SCENARIO_NAME_PATTERN, Loc, Scenario, dotted
+from pytest_pulsar_ha.scenario.quantities import QUANTITY_ERROR_TYPES, describe
+from pytest_pulsar_ha.scenario.ranges import number_range, with_metadata
+from pytest_pulsar_ha.scenario.yaml_document import YamlProblem, compose
 
 #: Scenario files are the files whose name ends with this suffix.
 FILE_SUFFIX = ".pulsar-ha.yaml"

@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ._introspect import is_model, is_union, strip, tags
-from .loader import EXTENSION_PREFIX, FILE_SUFFIX
-from .model import SCENARIO_NAME_PATTERN, Scenario
+from pytest_pulsar_ha.scenario._introspect import is_model, is_union, strip, tags
+from pytest_pulsar_ha.scenario.loader import EXTENSION_PREFIX, FILE_SUFFIX
+from pytest_pulsar_ha.scenario.model import SCENARIO_NAME_PATTERN, Scenario
 
 DEFAULT_OUT = Path("docs") / "scenario.schema.json"
 SCHEMA_ID = "https://github.com/pytest-pulsar-ha/pytest-pulsar-ha/docs/scenario.schema.json"

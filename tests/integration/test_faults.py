@@ -10,8 +10,8 @@ from urllib.parse import urlparse
 import pulsar
 import pytest
 
-from pytest_pulsar_ha.client_setup import create_with_retries
-from pytest_pulsar_ha.environment import PulsarHaEnvironment
+from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
+from pytest_pulsar_ha.workload.client_setup import create_with_retries
 
 from .helpers import receive_payloads, send_until_acked
 

@@ -7,11 +7,11 @@ import json
 import pulsar
 import pytest
 
-from pytest_pulsar_ha.client_setup import create_with_retries
-from pytest_pulsar_ha.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.readiness import http_get
-from pytest_pulsar_ha.replication_probe import prove_replication
-from pytest_pulsar_ha.topology import ordered_pairs
+from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
+from pytest_pulsar_ha.runtime.readiness import http_get
+from pytest_pulsar_ha.runtime.topology import ordered_pairs
+from pytest_pulsar_ha.workload.client_setup import create_with_retries
+from pytest_pulsar_ha.workload.replication_probe import prove_replication
 
 from .helpers import receive_payloads
 

@@ -9,9 +9,9 @@ from contextlib import AbstractContextManager, contextmanager
 
 import pytest
 
-from pytest_pulsar_ha.environment import PulsarHaEnvironment
+from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
+from pytest_pulsar_ha.runtime.topology import ClusterSpec
 from pytest_pulsar_ha.settings import HaSettings, build_environment
-from pytest_pulsar_ha.topology import ClusterSpec
 
 EnvironmentFactory = Callable[..., AbstractContextManager[PulsarHaEnvironment]]
 

@@ -8,10 +8,7 @@ from typing import Any
 
 import pytest
 
-from pytest_pulsar_ha.admin import AdminClient
-from pytest_pulsar_ha.admin_failover import FailoverAdminClient
-from pytest_pulsar_ha.errors import AdminError, ConfigurationError
-from pytest_pulsar_ha.failure_domains import (
+from pytest_pulsar_ha.components.failure_domains import (
     anti_affinity_group,
     declare_failure_domains,
     domains_by_broker_id,
@@ -19,7 +16,10 @@ from pytest_pulsar_ha.failure_domains import (
     owner_id,
     set_anti_affinity_group,
 )
-from pytest_pulsar_ha.ports import free_ports
+from pytest_pulsar_ha.errors import AdminError, ConfigurationError
+from pytest_pulsar_ha.runtime.admin import AdminClient
+from pytest_pulsar_ha.runtime.admin_failover import FailoverAdminClient
+from pytest_pulsar_ha.runtime.ports import free_ports
 
 IDS = ["127.0.0.1:8080", "127.0.0.1:8081", "127.0.0.1:8082", "127.0.0.1:8083"]
 FULL = "0x00000000_0xffffffff"

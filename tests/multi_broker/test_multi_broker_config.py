@@ -7,14 +7,19 @@ from pathlib import Path
 
 import pytest
 
-from pytest_pulsar_ha.embedded import EmbeddedBackend, EmbeddedOptions, StandaloneNode
 from pytest_pulsar_ha.errors import ConfigurationError
-from pytest_pulsar_ha.multi_broker import MultiBrokerNode
-from pytest_pulsar_ha.multi_broker_config import ServicePorts, bookie_settings, broker_settings, zookeeper_config
-from pytest_pulsar_ha.pid_registry import PidRegistry
+from pytest_pulsar_ha.network.layout import ProxyLayout
 from pytest_pulsar_ha.provisioning import PulsarDistribution
-from pytest_pulsar_ha.proxy_layout import ProxyLayout
-from pytest_pulsar_ha.topology import ClusterSpec
+from pytest_pulsar_ha.runtime.embedded import EmbeddedBackend, EmbeddedOptions, StandaloneNode
+from pytest_pulsar_ha.runtime.multi_broker import MultiBrokerNode
+from pytest_pulsar_ha.runtime.multi_broker_config import (
+    ServicePorts,
+    bookie_settings,
+    broker_settings,
+    zookeeper_config,
+)
+from pytest_pulsar_ha.runtime.pid_registry import PidRegistry
+from pytest_pulsar_ha.runtime.topology import ClusterSpec
 
 
 def _conf(path: Path) -> dict[str, str]:

@@ -12,9 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from pytest_pulsar_ha.admin import AdminClient
-from pytest_pulsar_ha.cluster import Cluster
-from pytest_pulsar_ha.failure_domains import (
+from pytest_pulsar_ha.components.failure_domains import (
     GroupPlacement,
     anti_affinity_namespaces,
     anti_affinity_namespaces_listed,
@@ -24,7 +22,9 @@ from pytest_pulsar_ha.failure_domains import (
     owner_id,
     set_anti_affinity_group,
 )
-from pytest_pulsar_ha.topology import ClusterSpec
+from pytest_pulsar_ha.runtime.admin import AdminClient
+from pytest_pulsar_ha.runtime.cluster import Cluster
+from pytest_pulsar_ha.runtime.topology import ClusterSpec
 
 from .conftest import EnvironmentFactory
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import itertools
 
-from pytest_pulsar_ha.network import client_proxy, http_proxy, link_proxy
-from pytest_pulsar_ha.proxy_layout import ProxyLayout
-from pytest_pulsar_ha.topology import ClusterSpec
+from pytest_pulsar_ha.network.layout import ProxyLayout
+from pytest_pulsar_ha.network.proxies import client_proxy, http_proxy, link_proxy
+from pytest_pulsar_ha.runtime.topology import ClusterSpec
 
 SPECS = (ClusterSpec("cluster-a", brokers=2), ClusterSpec("cluster-b"), ClusterSpec("cluster-c", brokers=3))
 

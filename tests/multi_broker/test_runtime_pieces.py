@@ -14,16 +14,16 @@ from typing import Any
 
 import pytest
 
-from pytest_pulsar_ha.admin_failover import FailoverAdminClient
-from pytest_pulsar_ha.cluster import Cluster
 from pytest_pulsar_ha.errors import AdminError, StartupError
-from pytest_pulsar_ha.network import ProxyNetwork
-from pytest_pulsar_ha.pid_registry import PidRegistry
-from pytest_pulsar_ha.ports import free_ports
-from pytest_pulsar_ha.processes import ManagedProcess
-from pytest_pulsar_ha.proxy_layout import ProxyLayout
-from pytest_pulsar_ha.readiness import ZooKeeperWait
-from pytest_pulsar_ha.topology import ClusterSpec
+from pytest_pulsar_ha.network.layout import ProxyLayout
+from pytest_pulsar_ha.network.proxies import ProxyNetwork
+from pytest_pulsar_ha.runtime.admin_failover import FailoverAdminClient
+from pytest_pulsar_ha.runtime.cluster import Cluster
+from pytest_pulsar_ha.runtime.pid_registry import PidRegistry
+from pytest_pulsar_ha.runtime.ports import free_ports
+from pytest_pulsar_ha.runtime.processes import ManagedProcess
+from pytest_pulsar_ha.runtime.readiness import ZooKeeperWait
+from pytest_pulsar_ha.runtime.topology import ClusterSpec
 
 
 class _Answer(http.server.BaseHTTPRequestHandler):

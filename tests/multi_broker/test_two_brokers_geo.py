@@ -9,10 +9,10 @@ from collections.abc import Iterator
 import pulsar
 import pytest
 
-from pytest_pulsar_ha.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.failure_domains import lookup_topic, owner_id, set_anti_affinity_group
-from pytest_pulsar_ha.replication_probe import prove_replication
-from pytest_pulsar_ha.topology import ClusterSpec
+from pytest_pulsar_ha.components.failure_domains import lookup_topic, owner_id, set_anti_affinity_group
+from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
+from pytest_pulsar_ha.runtime.topology import ClusterSpec
+from pytest_pulsar_ha.workload.replication_probe import prove_replication
 
 from ..integration.helpers import receive_payloads, send_until_acked
 from .conftest import EnvironmentFactory

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from pulsar_ha_providers import AutoClusterFailover, ClusterEndpoint, SwitchEvent
-from pytest_pulsar_ha.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.steady_workload import Workload
+from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
+from pytest_pulsar_ha.workload.steady import Workload
 
 pytestmark = pytest.mark.real_clusters
 

@@ -10,8 +10,8 @@ import pytest
 
 from pulsar_ha_providers import ClusterEndpoint, ControlledClusterFailover, UrlProviderService
 from pulsar_ha_providers.url_provider_service import MISBEHAVIOURS
-from pytest_pulsar_ha.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.steady_workload import Workload
+from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
+from pytest_pulsar_ha.workload.steady import Workload
 
 pytestmark = pytest.mark.real_clusters
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pulsar
 import pytest
 
-from pytest_pulsar_ha.environment import PulsarHaEnvironment
+from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
 
 pytestmark = pytest.mark.real_clusters
 

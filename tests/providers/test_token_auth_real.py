@@ -11,9 +11,9 @@ import pytest
 
 from pulsar_ha_providers import AutoClusterFailover, ClusterEndpoint, ControlledClusterFailover, UrlProviderService
 from pytest_pulsar_ha import ClusterSpec, HaSettings, build_environment
-from pytest_pulsar_ha.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.replication_probe import prove_replication
-from pytest_pulsar_ha.steady_workload import Workload
+from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
+from pytest_pulsar_ha.workload.replication_probe import prove_replication
+from pytest_pulsar_ha.workload.steady import Workload
 
 pytestmark = pytest.mark.real_clusters
 

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from pytest_pulsar_ha.environment import PulsarHaEnvironment
+from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
 from pytest_pulsar_ha.scenario.loader import load_scenarios
-from pytest_pulsar_ha.scenario_runner import execute
-from pytest_pulsar_ha.scenario_workload import ScenarioWorkload
+from pytest_pulsar_ha.scenario.runner import execute
+from pytest_pulsar_ha.workload.driver import ScenarioWorkload
 
 pytestmark = pytest.mark.real_clusters
 

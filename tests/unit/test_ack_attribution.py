@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from pytest_pulsar_ha.ack_attribution import REPLICATED_FROM, acknowledging_cluster, delivering_cluster
+from pytest_pulsar_ha.workload.attribution import REPLICATED_FROM, acknowledging_cluster, delivering_cluster
 
 TOPIC = "persistent://t/ns/topic"
 PATH = "persistent/t/ns/topic/ledger/7/entry/3"

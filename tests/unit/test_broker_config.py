@@ -1,7 +1,7 @@
-from pytest_pulsar_ha.backend import ListenerPlan
-from pytest_pulsar_ha.broker_config import render_config
-from pytest_pulsar_ha.embedded import standalone_settings
-from pytest_pulsar_ha.topology import ClusterSpec
+from pytest_pulsar_ha.runtime.backend import ListenerPlan
+from pytest_pulsar_ha.runtime.broker_config import render_config
+from pytest_pulsar_ha.runtime.embedded import standalone_settings
+from pytest_pulsar_ha.runtime.topology import ClusterSpec
 
 
 def test_render_replaces_existing_keys_and_appends_new_ones() -> None:

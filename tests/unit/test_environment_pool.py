@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from pytest_pulsar_ha.environment_pool import EnvironmentPool, order_by_key, scenario_specs, topology_key
+from pytest_pulsar_ha.runtime.environment_pool import EnvironmentPool, order_by_key, scenario_specs, topology_key
+from pytest_pulsar_ha.runtime.topology import ClusterSpec
 from pytest_pulsar_ha.scenario.model import Topology
-from pytest_pulsar_ha.topology import ClusterSpec
 
 SESSION = (ClusterSpec("cluster-a"), ClusterSpec("cluster-b"), ClusterSpec("cluster-c"))
 

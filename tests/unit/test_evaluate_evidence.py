@@ -10,10 +10,11 @@ from typing import Any
 
 import pytest
 
+from pytest_pulsar_ha.checks import CheckResult, evaluate
 from pytest_pulsar_ha.history import ACK, FAULT_END, FAULT_START, SEND, Event
 from pytest_pulsar_ha.scenario.loader import parse_scenarios
 from pytest_pulsar_ha.scenario.model import Scenario
-from pytest_pulsar_ha.scenario_runner import CheckResult, ProviderSetup, evaluate
+from pytest_pulsar_ha.scenario.runner import ProviderSetup
 
 S = 1_000_000_000
 T0 = 1_700_000_000 * S
@@ -187,7 +188,7 @@ def test_an_unusable_history_fails_the_spark_expectations_with_the_reason(
 def test_a_switch_the_client_refused_is_in_the_history() -> None:
     from pulsar_ha_providers import EventHub, SwitchEvent, SwitchFailedEvent
     from pytest_pulsar_ha.history import SWITCH, SWITCH_FAILED
-    from pytest_pulsar_ha.scenario_runner import _provider_events
+    from pytest_pulsar_ha.scenario.runner import _provider_events
 
     hub = EventHub()
     hub.publish(SwitchFailedEvent("cluster-a", "cluster-b", "primary down for 2.0s", "update refused", ts=10.0))
@@ -198,3 +199,24 @@ def test_a_switch_the_client_refused_is_in_the_history() -> None:
         (SWITCH, B, int(10.5 * S)),
     ]
     assert events[0].detail == "primary down for 2.0s: update refused"
+
+
+def test_every_expectation_kind_of_the_model_has_exactly_its_checker() -> None:
+    from pytest_pulsar_ha.checks import CHECKERS
+    from pytest_pulsar_ha.scenario.model import EXPECTATION_KINDS
+
+    assert sorted(CHECKERS) == sorted(EXPECTATION_KINDS)
+
+
+def test_a_checker_for_a_kind_the_model_does_not_have_is_refused() -> None:
+    from pytest_pulsar_ha.checks import checker
+
+    with pytest.raises(ValueError, match="'teleport' is not an expectation kind"):
+        checker("teleport")
+
+
+def test_a_second_checker_for_one_kind_is_refused() -> None:
+    from pytest_pulsar_ha.checks import checker
+
+    with pytest.raises(ValueError, match="two checkers for expectation kind 'switch'"):
+        checker("switch")(lambda expectation, context: None)

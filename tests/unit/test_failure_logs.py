@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_pulsar_ha.failure_logs import excerpt, excerpts
+from pytest_pulsar_ha.runtime.failure_logs import excerpt, excerpts
 
 
 def _line(seconds: float, level: str, message: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_pulsar_ha.fault_figures import run_figures
+from pytest_pulsar_ha.checks.figures import run_figures
 from pytest_pulsar_ha.history import ACK, FAULT_END, FAULT_START, RECEIVE, SEND, SWITCH, Event
 
 S = 1_000_000_000

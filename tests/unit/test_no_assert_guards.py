@@ -36,7 +36,7 @@ def test_ruff_forbids_assert_in_the_packages_only() -> None:
 def test_waiting_for_acks_times_out_with_an_exception_even_under_python_O() -> None:
     code = textwrap.dedent(
         """
-        from pytest_pulsar_ha.steady_workload import Workload
+        from pytest_pulsar_ha.workload.steady import Workload
         work = Workload(client=None, topic="t")
         try:
             work.wait_for_acks(1, timeout=0.2)

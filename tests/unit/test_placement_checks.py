@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import json
 
-from pytest_pulsar_ha.failure_domains import BundlePlacement, GroupPlacement
-from pytest_pulsar_ha.history import ACK, PROBE, Event
-from pytest_pulsar_ha.placement_checks import (
+from pytest_pulsar_ha.checks.placement import (
     FaultWindow,
     ack_broker,
     judge_placement,
     judge_reassigned,
     live_spread_problems,
 )
-from pytest_pulsar_ha.placement_watch import WATCH_PROCESS, placement_detail, placement_from_detail
+from pytest_pulsar_ha.components.failure_domains import BundlePlacement, GroupPlacement
+from pytest_pulsar_ha.components.placement_watch import WATCH_PROCESS, placement_detail, placement_from_detail
+from pytest_pulsar_ha.history import ACK, PROBE, Event
 from pytest_pulsar_ha.scenario.model import PlacementSpec, ReassignedSpec
 from pytest_pulsar_ha.scenario.quantities import Duration
 

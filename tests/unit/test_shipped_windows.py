@@ -101,8 +101,8 @@ def _primary_outage() -> ScenarioCase:
 
 
 def _switch_verdict(first_ack_after_fault_s: float) -> bool:
+    from pytest_pulsar_ha.checks import evaluate
     from pytest_pulsar_ha.history import ACK, FAULT_START, Event
-    from pytest_pulsar_ha.scenario_runner import evaluate
 
     scenario = _primary_outage().scenario
     scenario = scenario.model_copy(update={"expect": [e for e in scenario.expect if e.kind == "switch"]})

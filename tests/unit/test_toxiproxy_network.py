@@ -10,11 +10,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from pytest_pulsar_ha.network import ProxyNetwork
-from pytest_pulsar_ha.pid_registry import PidRegistry
-from pytest_pulsar_ha.ports import free_ports
+from pytest_pulsar_ha.network.proxies import ProxyNetwork
+from pytest_pulsar_ha.network.toxiproxy import ToxiproxyServer
 from pytest_pulsar_ha.provisioning import default_cache_dir, ensure_toxiproxy
-from pytest_pulsar_ha.toxiproxy import ToxiproxyServer
+from pytest_pulsar_ha.runtime.pid_registry import PidRegistry
+from pytest_pulsar_ha.runtime.ports import free_ports
 
 
 class _Echo(socketserver.BaseRequestHandler):

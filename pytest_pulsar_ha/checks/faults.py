@@ -1,0 +1,57 @@
+"""The faults of a run as its history recorded them: the label the nemesis writes on each fault's events, and
+the ``fault_start`` / ``fault_end`` times read back from the history (never the nemesis' own clock)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_pulsar_ha.history import FAULT_END, FAULT_START, Event
+from pytest_pulsar_ha.scenario.model import Scenario
+
+
+def fault_label(index: int, fault: Any) -> str:
+    """The label of the scenario's fault ``index``: the ``detail`` of its ``fault_start``/``fault_end`` events, by
+    which a history names its faults (e.g. ``#0 outage cluster-a``)."""
+    kind = fault.kind
+    if kind == "replication_cut":
+        return f"#{index} replication_cut {fault.from_}->{fault.to}"
+    if kind == "url_provider":
+        return f"#{index} url_provider {fault.answer}"
+    if kind == "operator_switch":
+        return f"#{index} operator_switch ->{fault.to}"
+    if kind in ("broker_kill", "broker_pause"):
+        return f"#{index} {kind} {fault.cluster}/{fault.broker}"
+    if kind == "domain_outage":
+        return f"#{index} domain_outage {fault.cluster}/{fault.domain}"
+    return f"#{index} {kind} {getattr(fault, 'cluster', None) or ''}".strip()
+
+
+@dataclass(frozen=True)
+class RecordedFault:
+    """One fault as the history recorded it: its ``fault_start`` and ``fault_end`` times (None: no such event)."""
+
+    started_ns: int | None = None
+    ended_ns: int | None = None
+
+
+def recorded_faults(events: Sequence[Event], scenario: Scenario) -> dict[int, RecordedFault]:
+    """Fault index -> its times, read from the history's ``fault_start``/``fault_end`` events (sorted by time).
+
+    The nemesis writes a fault's label (:func:`fault_label`) as the ``detail`` of both its events; the first start
+    counts, and the first end after it. Times the nemesis merely planned (or an end it made up for an instant
+    fault) play no part: the history and the scenario are all this reads.
+    """
+    index_of = {fault_label(index, fault): index for index, fault in enumerate(scenario.faults)}
+    starts: dict[int, int] = {}
+    ends: dict[int, int] = {}
+    for event in events:
+        index = index_of.get(event.detail or "")
+        if index is None:
+            continue
+        if event.type == FAULT_START:
+            starts.setdefault(index, event.ts_ns)
+        elif event.type == FAULT_END and index in starts and event.ts_ns >= starts[index]:
+            ends.setdefault(index, event.ts_ns)
+    return {index: RecordedFault(starts.get(index), ends.get(index)) for index in index_of.values()}

@@ -1,0 +1,215 @@
+"""The figures an operator asks of a chaos run, computed from the history alone: per fault the RTO, the switch
+and switch-back times and the stranded messages; for the run the duplicate receipts, each attributed to the
+switch that caused it.
+
+Every figure is read from observable events: acks (a send the client saw acknowledged), receives, the
+provider's ``switch`` events and the nemesis' ``fault_start``/``fault_end`` events (paired by their label,
+the ``detail`` of both). Nothing comes from a component's own account of what it did.
+
+- **RTO** (recovery time, as seen by the clients): the longest stretch without an acknowledged send that
+  overlaps the fault (from the last ack before it, or its start, to the next ack). None when no send was
+  acknowledged after the fault began.
+- **switch / switch back**: seconds from the fault's start to the first switch away from its cluster, and from
+  its end to the first switch back to it. None when there was none.
+- **stranded**: sends acknowledged by the faulted cluster before the clients switched away that were received
+  only after that switch (they waited for replication or for the cluster to come back), with the longest wait
+  (first receipt minus the switch), and those never received. None when the clients did not switch.
+- **duplicates**: receipts of a message (producer, seq) already received on the same subscription; each is
+  attributed to the last switch before it (or to none, before any switch) and counted per delivering cluster
+  (the receive's ``cluster``, read from the brokers' storage by :mod:`pytest_pulsar_ha.workload.attribution`).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+
+from pytest_pulsar_ha.history import ACK, FAULT_END, FAULT_START, RECEIVE, SWITCH, Event
+
+NS = 1e9
+
+
+@dataclass(frozen=True)
+class FaultFigures:
+    label: str
+    cluster: str | None
+    rto_s: float | None
+    switch_s: float | None
+    switch_back_s: float | None
+    stranded: int | None
+    stranded_max_wait_s: float | None
+    stranded_never_received: int | None
+
+    def summary(self) -> str:
+        parts = [f"{self.label}: RTO {_seconds(self.rto_s, 'no ack after it began')}"]
+        if self.switch_s is not None:
+            parts.append(f"switch {self.switch_s:.2f}s")
+        if self.switch_back_s is not None:
+            parts.append(f"switch back {self.switch_back_s:.2f}s")
+        if self.stranded is not None:
+            text = f"stranded {self.stranded}"
+            if self.stranded and self.stranded_max_wait_s is not None:
+                text += f" (longest wait {self.stranded_max_wait_s:.2f}s)"
+            if self.stranded_never_received:
+                text += f", {self.stranded_never_received} never received"
+            parts.append(text)
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class SwitchDuplicates:
+    switch_at_s: float | None
+    """seconds after the first event of the history; None for duplicates before any switch"""
+    to_cluster: str | None
+    duplicates: int
+
+
+UNKNOWN = "unknown"
+"""The delivering cluster of a receipt whose cluster the history does not know."""
+
+
+@dataclass(frozen=True)
+class RunFigures:
+    receipts: int
+    duplicates: int
+    duplicates_by_switch: tuple[SwitchDuplicates, ...]
+    faults: tuple[FaultFigures, ...]
+    receipts_by_cluster: dict[str, int] = field(default_factory=dict)
+    """receipts per delivering cluster (the receive events' ``cluster``; ``unknown`` when it is null)"""
+    duplicates_by_cluster: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def duplicate_ratio(self) -> float:
+        return self.duplicates / self.receipts if self.receipts else 0.0
+
+    def summary(self) -> str:
+        lines = [f.summary() for f in self.faults]
+        dup = f"duplicates {self.duplicates} of {self.receipts} receipts ({self.duplicate_ratio:.0%})"
+        caused = [
+            f"{d.duplicates} after the switch to {d.to_cluster} at {d.switch_at_s:.1f}s"
+            if d.switch_at_s is not None
+            else f"{d.duplicates} before any switch"
+            for d in self.duplicates_by_switch
+            if d.duplicates
+        ]
+        lines.append(dup + (": " + "; ".join(caused) if caused else ""))
+        if self.receipts:
+            lines.append(
+                "delivered by "
+                + ", ".join(
+                    f"{cluster} {count}"
+                    + (
+                        f" ({self.duplicates_by_cluster[cluster]} duplicates)"
+                        if self.duplicates_by_cluster.get(cluster)
+                        else ""
+                    )
+                    for cluster, count in sorted(self.receipts_by_cluster.items())
+                )
+            )
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, object]:
+        return {**asdict(self), "duplicate_ratio": round(self.duplicate_ratio, 4)}
+
+
+def _seconds(value: float | None, none: str) -> str:
+    return none if value is None else f"{value:.2f}s"
+
+
+def _fault_windows(events: Sequence[Event]) -> list[tuple[str, str | None, int, int | None]]:
+    """(label, cluster, start, end) per fault, in order of start; the first start of a label counts, and the
+    first end after it."""
+    starts: dict[str, tuple[str | None, int]] = {}
+    ends: dict[str, int] = {}
+    for e in events:
+        label = e.detail or ""
+        if e.type == FAULT_START:
+            starts.setdefault(label, (e.cluster, e.ts_ns))
+        elif e.type == FAULT_END and label in starts and e.ts_ns >= starts[label][1]:
+            ends.setdefault(label, e.ts_ns)
+    windows = [(label, cluster, start, ends.get(label)) for label, (cluster, start) in starts.items()]
+    return sorted(windows, key=lambda w: w[2])
+
+
+def _rto(ack_times: list[int], start: int, end: int) -> float | None:
+    after = bisect.bisect_left(ack_times, start)
+    if after == len(ack_times):
+        return None
+    previous = ack_times[after - 1] if after > 0 else start
+    longest = ack_times[after] - previous
+    i = after
+    while i + 1 < len(ack_times) and ack_times[i] <= end:
+        longest = max(longest, ack_times[i + 1] - ack_times[i])
+        i += 1
+    return longest / NS
+
+
+def run_figures(events: Sequence[Event]) -> RunFigures:
+    """The figures of one history (any order; sorted here)."""
+    ordered = sorted(events, key=lambda e: e.ts_ns)
+    origin = ordered[0].ts_ns if ordered else 0
+    acks = [e for e in ordered if e.type == ACK]
+    ack_times = [e.ts_ns for e in acks]
+    switches = [e for e in ordered if e.type == SWITCH]
+    first_receipt: dict[tuple[str | None, int | None], int] = {}
+    seen: set[tuple[str | None, str | None, int | None]] = set()
+    receipts = 0
+    by_switch: dict[int | None, int] = {}
+    by_cluster: dict[str, int] = {}
+    dup_by_cluster: dict[str, int] = {}
+    switch_times = [s.ts_ns for s in switches]
+    for e in ordered:
+        if e.type != RECEIVE:
+            continue
+        receipts += 1
+        deliverer = e.cluster or UNKNOWN
+        by_cluster[deliverer] = by_cluster.get(deliverer, 0) + 1
+        first_receipt.setdefault((e.producer, e.seq), e.ts_ns)
+        key = (e.subscription, e.producer, e.seq)
+        if key in seen:
+            last = bisect.bisect_right(switch_times, e.ts_ns) - 1
+            index = last if last >= 0 else None
+            by_switch[index] = by_switch.get(index, 0) + 1
+            dup_by_cluster[deliverer] = dup_by_cluster.get(deliverer, 0) + 1
+        seen.add(key)
+    duplicates = sum(by_switch.values())
+    attributed = tuple(
+        SwitchDuplicates(None, None, count)
+        if index is None
+        else SwitchDuplicates((switches[index].ts_ns - origin) / NS, switches[index].cluster, count)
+        for index, count in sorted(by_switch.items(), key=lambda kv: -1 if kv[0] is None else kv[0])
+    )
+
+    faults = []
+    for label, cluster, start, end in _fault_windows(ordered):
+        stop = end if end is not None else start
+        away = next((s for s in switches if s.ts_ns >= start and s.cluster != cluster), None)
+        back = next((s for s in switches if s.ts_ns >= end and s.cluster == cluster), None) if end is not None else None
+        stranded = wait = never = None
+        if away is not None:
+            waits = []
+            never = 0
+            for ack in acks:
+                if ack.cluster != cluster or ack.ts_ns >= away.ts_ns:
+                    continue
+                received = first_receipt.get((ack.producer, ack.seq))
+                if received is None:
+                    never += 1
+                elif received > away.ts_ns:
+                    waits.append((received - away.ts_ns) / NS)
+            stranded = len(waits) + never
+            wait = max(waits) if waits else None
+        faults.append(
+            FaultFigures(
+                label=label,
+                cluster=cluster,
+                rto_s=_rto(ack_times, start, stop),
+                switch_s=None if away is None else (away.ts_ns - start) / NS,
+                switch_back_s=None if back is None or end is None else (back.ts_ns - end) / NS,
+                stranded=stranded,
+                stranded_max_wait_s=wait,
+                stranded_never_received=never,
+            )
+        )
+    return RunFigures(receipts, duplicates, attributed, tuple(faults), by_cluster, dup_by_cluster)

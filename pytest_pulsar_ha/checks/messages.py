@@ -1,0 +1,49 @@
+"""The message-level checks (no_loss, ordering, max_duplicates): decided by the Spark job over the history file
+(:mod:`spark_checks`), loaded once per run and shared by the three; here only their verdicts are put in words."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_pulsar_ha.checks.registry import CheckContext, checker
+from pytest_pulsar_ha.checks.result import CheckResult
+from pytest_pulsar_ha.scenario.model import MaxDuplicatesExpectation, NoLossExpectation, OrderingExpectation
+
+
+def _result(kind: str, expected: str, context: CheckContext, run: Any) -> CheckResult:
+    history = context.spark_history()
+    if isinstance(history, str):  # no usable history: no evidence
+        return CheckResult(kind, False, expected, history)
+    verdict = run(history)
+    figures = ", ".join(f"{k}={v}" for k, v in verdict.counts.items())
+    measured = f"{verdict.reason}; {figures}" if verdict.reason else figures
+    return CheckResult(kind, verdict.ok, expected, measured, verdict.describe())
+
+
+@checker("no_loss")
+def judge_no_loss(expectation: NoLossExpectation, context: CheckContext) -> CheckResult:
+    """Every acknowledged send received on every subscription."""
+    from spark_checks.checks import check_lost
+
+    expected = "every acknowledged send received on every subscription"
+    return _result(expectation.kind, expected, context, check_lost)
+
+
+@checker("ordering")
+def judge_ordering(expectation: OrderingExpectation, context: CheckContext) -> CheckResult:
+    """No reorder in the chosen scope among messages acknowledged by one cluster."""
+    from spark_checks.checks import check_ordering
+
+    per = expectation.ordering.per
+    expected = f"no reorder per {per} among messages acked by one cluster"
+    return _result(expectation.kind, expected, context, lambda h: check_ordering(h, scopes=(per,)))
+
+
+@checker("max_duplicates")
+def judge_max_duplicates(expectation: MaxDuplicatesExpectation, context: CheckContext) -> CheckResult:
+    """At most the bound of duplicate deliveries."""
+    from spark_checks.checks import check_duplicates
+
+    bound = expectation.max_duplicates
+    expected = f"at most {bound} duplicate deliveries"
+    return _result(expectation.kind, expected, context, lambda h: check_duplicates(h, max_duplicates=bound))

@@ -1,0 +1,244 @@
+"""The PIP-7 expectations, judged on the history only: ``placement`` and ``reassigned``.
+
+Both read the ``probe`` events of :mod:`~pytest_pulsar_ha.components.placement_watch` (owners and placements read from
+Pulsar while the scenario ran) and the ``fault_start`` / ``fault_end`` events of the nemesis.
+
+* ``placement``: the reading taken last before the faults, and the reading taken last while the fault was in
+  force with none of the brokers it hit listed as active (after the bundles moved; a killed broker that is
+  started again comes back empty and Pulsar does not move bundles back at once, so a reading after a restart says
+  nothing about PIP-7; the fault's recorded end comes only once every hit broker is healthy again) must both
+  follow the rule of :func:`live_spread_problems`.
+* ``reassigned``: for every topic of the workload, the first ack after the fault's start that a broker the
+  fault did not hit acknowledged, within ``within``. The broker of an ack is the topic's owner according to the
+  owner readings just before and just after the ack (they must agree; otherwise the ack is not attributed).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from pytest_pulsar_ha.checks.faults import RecordedFault
+from pytest_pulsar_ha.checks.registry import CheckContext, checker
+from pytest_pulsar_ha.checks.result import CheckResult
+from pytest_pulsar_ha.components.failure_domains import GroupPlacement
+from pytest_pulsar_ha.components.placement_watch import (
+    OWNER_PROBE,
+    PLACEMENT_PROBE,
+    WATCH_PROCESS,
+    placement_from_detail,
+)
+from pytest_pulsar_ha.history import ACK, PROBE, Event
+from pytest_pulsar_ha.scenario.model import (
+    BROKER_FAULT_KINDS,
+    PlacementExpectation,
+    PlacementSpec,
+    ReassignedExpectation,
+    ReassignedSpec,
+)
+
+
+@dataclass(frozen=True)
+class FaultWindow:
+    """A fault as recorded in the history, and the brokers (load-manager ids) it hit."""
+
+    started_ns: int | None
+    ended_ns: int | None
+    brokers: tuple[str, ...] = ()
+
+
+def _detail(event: Event) -> dict[str, object]:
+    try:
+        data = json.loads(event.detail or "{}")
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _short(topic: str) -> str:
+    return topic.split("://", 1)[-1]
+
+
+# -- owners and acks ---------------------------------------------------------------------------------------
+
+
+def owner_readings(events: Sequence[Event]) -> dict[str, list[tuple[int, str | None]]]:
+    """``{topic: [(ts_ns, owner broker id or None for a failed reading), ...]}`` in time order."""
+    out: dict[str, list[tuple[int, str | None]]] = {}
+    for event in sorted(events, key=lambda e: e.ts_ns):
+        if event.type != PROBE or event.process != WATCH_PROCESS or event.topic is None:
+            continue
+        data = _detail(event)
+        if data.get("probe") != OWNER_PROBE:
+            continue
+        broker = data.get("broker") if data.get("ok") else None
+        out.setdefault(_short(event.topic), []).append((event.ts_ns, str(broker) if broker else None))
+    return out
+
+
+def ack_topic(ack: Event) -> str:
+    """The concrete topic of an ack (``tenant/ns/name``, ``-partition-N`` added for a partitioned topic)."""
+    topic = _short(ack.topic or "")
+    parts = (ack.message_id or "").split(":")
+    if len(parts) == 3 and parts[2].lstrip("-").isdigit() and int(parts[2]) >= 0:
+        topic = f"{topic}-partition-{int(parts[2])}"
+    return topic
+
+
+def ack_broker(readings: Sequence[tuple[int, str | None]], ts_ns: int) -> str | None:
+    """The broker that acknowledged at ``ts_ns``: the owner the readings just before and just after agree on."""
+    before = [broker for ts, broker in readings if ts <= ts_ns]
+    after = [broker for ts, broker in readings if ts >= ts_ns]
+    if not before or not after or before[-1] is None or before[-1] != after[0]:
+        return None
+    return before[-1]
+
+
+def judge_reassigned(spec: ReassignedSpec, events: Sequence[Event], fault: FaultWindow) -> CheckResult:
+    expected = f"every topic acknowledged by a surviving broker within {spec.within} of fault #{spec.fault} start"
+    if fault.started_ns is None:
+        return CheckResult("reassigned", False, expected, f"no fault_start event for fault #{spec.fault}")
+    readings = owner_readings(events)
+    acks = sorted((e for e in events if e.type == ACK), key=lambda e: e.ts_ns)
+    topics = sorted(set(readings) | {ack_topic(a) for a in acks})
+    if not topics:
+        return CheckResult("reassigned", False, expected, "no ack and no owner reading in the history: no evidence")
+    hit = set(fault.brokers)
+    lines, slowest, missing = [], 0.0, []
+    for topic in topics:
+        first = next(
+            (
+                (a, broker)
+                for a in acks
+                if a.ts_ns >= fault.started_ns
+                and ack_topic(a) == topic
+                and (broker := ack_broker(readings.get(topic, []), a.ts_ns)) is not None
+                and broker not in hit
+            ),
+            None,
+        )
+        if first is None:
+            missing.append(topic)
+            lines.append(f"{topic}: no ack attributed to a surviving broker after the fault start")
+            continue
+        ack, broker = first
+        took = (ack.ts_ns - fault.started_ns) / 1e9
+        slowest = max(slowest, took)
+        lines.append(f"{topic}: first ack by surviving broker {broker} after {took:.2f}s")
+    ok = not missing and slowest <= spec.within.seconds
+    measured = f"slowest topic {slowest:.2f}s over {len(topics)} topics (fault hit {', '.join(sorted(hit)) or '-'})"
+    if missing:
+        measured = f"{len(missing)} of {len(topics)} topics never served by a surviving broker: {', '.join(missing)}"
+    return CheckResult("reassigned", ok, expected, measured, "\n".join(lines))
+
+
+# -- placement ---------------------------------------------------------------------------------------------
+
+
+def live_spread_problems(placement: GroupPlacement) -> list[str]:
+    """Where ``placement`` breaks PIP-7's rule over the live part of the cluster; empty when it holds.
+
+    Live: the active brokers and the domains with at least one of them. Every bundle has an owner in a domain;
+    the namespaces are spread evenly over the live domains (counts differ by at most one: distinct domains
+    when there are no more namespaces than domains) and, inside each live domain, evenly over its live brokers.
+    """
+    active = set(placement.active)
+    live = {d: [b for b in brokers if not active or b in active] for d, brokers in placement.domains.items()}
+    live = {d: brokers for d, brokers in live.items() if brokers}
+    problems = [f"{b.namespace} bundle {b.bundle} has no owner" for b in placement.unowned()]
+    problems += [
+        f"{b.namespace} is on broker {b.broker}, which is in no failure domain"
+        for b in placement.bundles
+        if b.broker is not None and b.domain is None
+    ]
+    by_domain = placement.namespaces_by_domain()
+    per_domain = Counter({d: len(by_domain.get(d, [])) for d in live})
+    if per_domain and max(per_domain.values()) - min(per_domain.values()) > 1:
+        problems.append(f"namespaces per live domain are uneven: {dict(per_domain)}")
+    per_broker = placement.namespaces_by_broker()
+    for domain, brokers in live.items():
+        counts = {b: len(per_broker.get(b, [])) for b in brokers}
+        if max(counts.values()) - min(counts.values()) > 1:
+            problems.append(f"namespaces per live broker in {domain} are uneven: {counts}")
+    return problems
+
+
+def placement_readings(events: Sequence[Event], cluster: str, group: str) -> list[tuple[int, GroupPlacement]]:
+    out = []
+    for event in sorted(events, key=lambda e: e.ts_ns):
+        if event.type != PROBE or event.process != WATCH_PROCESS or event.cluster != cluster:
+            continue
+        data = _detail(event)
+        if data.get("probe") != PLACEMENT_PROBE or not data.get("ok") or data.get("group") != group:
+            continue
+        out.append((event.ts_ns, placement_from_detail(event.detail or "")))
+    return out
+
+
+def _summary(placement: GroupPlacement) -> str:
+    by_domain = placement.namespaces_by_domain()
+    return "; ".join(f"{d}: {len(ns)}" for d, ns in sorted(by_domain.items())) or "no domain"
+
+
+def judge_placement(
+    spec: PlacementSpec, cluster: str, events: Sequence[Event], fault: FaultWindow | None
+) -> CheckResult:
+    """The last reading before ``fault`` and the last one while it held (no fault: the last reading)."""
+    expected = f"group {spec.group} spread over the live domains of {cluster}, evenly over their brokers"
+    readings = placement_readings(events, cluster, spec.group)
+    if not readings:
+        return CheckResult("placement", False, expected, f"no placement reading of {spec.group} in the history")
+    phases: list[tuple[str, tuple[int, GroupPlacement] | None]] = []
+    if fault is None or fault.started_ns is None:
+        phases.append(("during the workload", readings[-1]))
+    else:
+        start, end = fault.started_ns, fault.ended_ns
+        phases.append(("before the faults", next((r for r in reversed(readings) if r[0] < start), None)))
+        hit = set(fault.brokers)
+        held = [r for r in readings if r[0] >= start and (end is None or r[0] < end) and not (hit & set(r[1].active))]
+        phases.append(("while the fault held", held[-1] if held else None))
+    measured, details, ok = [], [], True
+    for phase, reading in phases:
+        if reading is None:
+            ok = False
+            measured.append(f"{phase}: no reading")
+            continue
+        placement = reading[1]
+        problems = live_spread_problems(placement)
+        ok = ok and not problems
+        measured.append(f"{phase}: {_summary(placement)}" + (f" ({'; '.join(problems)})" if problems else ""))
+        details.append(f"{phase}:\n{placement.describe()}")
+    return CheckResult("placement", ok, expected, " | ".join(measured), "\n".join(details))
+
+
+def fault_windows(
+    recorded: Mapping[int, tuple[int | None, int | None]], brokers: Mapping[int, tuple[str, ...]]
+) -> dict[int, FaultWindow]:
+    """Fault index -> its recorded times and the brokers it hit."""
+    return {i: FaultWindow(start, end, tuple(brokers.get(i, ()))) for i, (start, end) in recorded.items()}
+
+
+def _window(context: CheckContext, index: int) -> FaultWindow:
+    recorded = context.faults.get(index, RecordedFault())
+    return FaultWindow(recorded.started_ns, recorded.ended_ns, tuple(context.hit.get(index, ())))
+
+
+@checker("reassigned")
+def check_reassigned(expectation: ReassignedExpectation, context: CheckContext) -> CheckResult:
+    """reassigned: the workload's topics served by a broker the fault did not hit, within the window."""
+    spec = expectation.reassigned
+    return judge_reassigned(spec, context.events, _window(context, spec.fault))
+
+
+@checker("placement")
+def check_placement(expectation: PlacementExpectation, context: CheckContext) -> CheckResult:
+    """placement: the anti-affinity group spread over the failure domains, before and during the first broker
+    fault (the first fault of any kind when there is no broker fault)."""
+    scenario = context.scenario
+    spec = expectation.placement
+    cluster = scenario.placement_cluster(spec) or ""
+    broker_faults = [i for i, f in enumerate(scenario.faults) if f.kind in BROKER_FAULT_KINDS]
+    first = broker_faults[0] if broker_faults else (0 if scenario.faults else None)
+    return judge_placement(spec, cluster, context.events, None if first is None else _window(context, first))

@@ -1,0 +1,117 @@
+"""The timing checks, on the history alone: switch and switch-back windows (the first ack by the target cluster
+after the recorded fault start or end), no_switch, and availability from each send's intended time."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from pytest_pulsar_ha.checks.faults import RecordedFault
+from pytest_pulsar_ha.checks.registry import CheckContext, checker
+from pytest_pulsar_ha.checks.result import CheckResult
+from pytest_pulsar_ha.history import ACK, SEND, Event
+from pytest_pulsar_ha.scenario.model import (
+    AvailabilityExpectation,
+    NoSwitchExpectation,
+    SwitchBackExpectation,
+    SwitchBackSpec,
+    SwitchExpectation,
+    SwitchSpec,
+)
+
+
+def _first_ack(events: Sequence[Event], cluster: str, after_ns: int) -> Event | None:
+    return next((e for e in events if e.type == ACK and e.cluster == cluster and e.ts_ns >= after_ns), None)
+
+
+def _fmt(seconds: float) -> str:
+    return f"{seconds:.2f}s"
+
+
+@checker("switch")
+@checker("switch_back")
+def judge_window(expectation: SwitchExpectation | SwitchBackExpectation, context: CheckContext) -> CheckResult:
+    """switch / switch_back: the first ack by the target cluster, measured from the recorded fault start or end."""
+    scenario, events, faults = context.scenario, context.events, context.faults
+    kind = expectation.kind
+    if isinstance(expectation, SwitchExpectation):
+        spec: SwitchSpec | SwitchBackSpec = expectation.switch
+        of = expectation.switch.of
+    else:
+        spec, of = expectation.switch_back, "fault_end"
+    what = of.removeprefix("fault_")
+    lo, hi = spec.within
+    expected = f"first ack by {spec.to} within [{lo}, {hi}] of fault #{spec.fault} {what}"
+    if spec.fault >= len(scenario.faults):
+        return CheckResult(kind, False, expected, f"the scenario has no fault #{spec.fault}")
+    fault = scenario.faults[spec.fault]
+    if of == "fault_end" and fault.end is None:
+        return CheckResult(
+            kind,
+            False,
+            expected,
+            f"fault #{spec.fault} ({fault.kind}) is instant: it has no end to measure from (use of: fault_start)",
+        )
+    recorded = faults.get(spec.fault, RecordedFault())
+    ref = recorded.started_ns if of == "fault_start" else recorded.ended_ns
+    if ref is None:
+        return CheckResult(
+            kind, False, expected, f"no {of} event for fault #{spec.fault} in the history: it never {what}ed"
+        )
+    first = _first_ack(events, spec.to, ref)
+    if first is None:
+        return CheckResult(kind, False, expected, f"no send acknowledged by {spec.to} after it")
+    took = (first.ts_ns - ref) / 1e9
+    return CheckResult(kind, lo.seconds <= took <= hi.seconds, expected, _fmt(took))
+
+
+@checker("no_switch")
+def judge_no_switch(expectation: NoSwitchExpectation, context: CheckContext) -> CheckResult:
+    """no_switch: every send acknowledged by the primary (and at least one acknowledged)."""
+    events, primary = context.events, context.primary
+    expected = f"every send acknowledged by {primary}"
+    ackers = sorted({e.cluster or "unknown" for e in events if e.type == ACK})
+    if not ackers:
+        return CheckResult(
+            "no_switch", False, expected, f"no send was acknowledged: no evidence that the clients stayed on {primary}"
+        )
+    return CheckResult("no_switch", ackers == [primary], expected, f"acknowledged by {', '.join(ackers)}")
+
+
+def _intended_ns(send: Event) -> int:
+    """When a send was meant to be issued (the open-loop workload's ``intended_ns``), else when it was."""
+    try:
+        intended = json.loads(send.detail or "{}").get("intended_ns")
+    except (ValueError, AttributeError):
+        intended = None
+    return intended if isinstance(intended, int) and not isinstance(intended, bool) else send.ts_ns
+
+
+@checker("availability")
+def judge_availability(expectation: AvailabilityExpectation, context: CheckContext) -> CheckResult:
+    """The share of sends acknowledged within ``ack_within`` of their intended time (each send counted once)."""
+    events = context.events
+    spec = expectation.availability
+    expected = f">= {spec.min_ratio:.0%} of sends acknowledged within {spec.ack_within} of their intended time"
+    sent: dict[tuple[str | None, int | None], int] = {}
+    for event in events:
+        if event.type == SEND:
+            sent.setdefault((event.producer, event.seq), _intended_ns(event))
+    if not sent:
+        return CheckResult(expectation.kind, False, expected, "no send event in the history: no evidence")
+    within = spec.ack_within.seconds * 1e9
+    on_time: set[tuple[str | None, int | None]] = set()
+    orphans: set[tuple[str | None, int | None]] = set()
+    for event in events:
+        if event.type != ACK:
+            continue
+        message = (event.producer, event.seq)
+        if message not in sent:
+            orphans.add(message)
+        elif event.ts_ns - sent[message] <= within:
+            on_time.add(message)
+    ratio = len(on_time) / len(sent)
+    measured = f"{ratio:.1%} ({len(on_time)}/{len(sent)})"
+    if orphans:
+        measured += f"; {len(orphans)} ack(s) without a send event, not counted"
+    return CheckResult(expectation.kind, ratio >= spec.min_ratio, expected, measured)

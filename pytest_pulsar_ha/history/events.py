@@ -1,0 +1,142 @@
+"""The event schema of a history: event types, columns and their types, and :class:`Event`."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+PARTIAL_HISTORY: Final = "history.partial.jsonl"
+"""A scenario's journal: every event appended as it happens (acks not yet attributed to a cluster); replaced by
+``history.jsonl`` when the run ends, left behind (and readable by the checker) when the run was killed."""
+
+SEND: Final = "send"
+"""A send was invoked (``producer``, ``seq``, ``topic``, ``key`` set; ``cluster`` unknown yet, usually null)."""
+ACK: Final = "ack"
+"""The send was acknowledged; ``cluster`` is the cluster that acknowledged it."""
+SEND_ERROR: Final = "send_error"
+"""The send failed; ``detail`` holds the error text."""
+RECEIVE: Final = "receive"
+"""A consumer received a message; ``cluster`` delivered it, on ``subscription``."""
+PROBE: Final = "probe"
+"""A failover provider probed ``cluster``; ``detail`` holds the result."""
+SWITCH: Final = "switch"
+"""A client switched to ``cluster``."""
+SWITCH_FAILED: Final = "switch_failed"
+"""A provider decided to switch to ``cluster`` but the client refused the update; ``detail`` says why."""
+FAULT_START: Final = "fault_start"
+"""A fault began on ``cluster``; ``detail`` names it."""
+FAULT_END: Final = "fault_end"
+"""A fault was undone on ``cluster``."""
+
+EVENT_TYPES: Final[tuple[str, ...]] = (
+    SEND,
+    ACK,
+    SEND_ERROR,
+    RECEIVE,
+    PROBE,
+    SWITCH,
+    SWITCH_FAILED,
+    FAULT_START,
+    FAULT_END,
+)
+"""Every valid value of the ``type`` column."""
+MESSAGE_EVENT_TYPES: Final[tuple[str, ...]] = (SEND, ACK, SEND_ERROR, RECEIVE)
+"""Event types about one message: they must carry ``producer`` and ``seq``."""
+
+EVENT_COLUMNS: Final[tuple[str, ...]] = (
+    "ts_ns",
+    "type",
+    "process",
+    "cluster",
+    "topic",
+    "subscription",
+    "producer",
+    "seq",
+    "key",
+    "message_id",
+    "detail",
+)
+"""The columns of a history, in file order."""
+
+COLUMN_TYPES: Final[Mapping[str, tuple[str, bool]]] = {
+    "ts_ns": ("int64", False),
+    "type": ("string", False),
+    "process": ("string", False),
+    "cluster": ("string", True),
+    "topic": ("string", True),
+    "subscription": ("string", True),
+    "producer": ("string", True),
+    "seq": ("int64", True),
+    "key": ("string", True),
+    "message_id": ("string", True),
+    "detail": ("string", True),
+}
+"""Column name -> (logical type, nullable)."""
+REQUIRED_COLUMNS: Final[tuple[str, ...]] = tuple(name for name, (_, nullable) in COLUMN_TYPES.items() if not nullable)
+INT_COLUMNS: Final[tuple[str, ...]] = tuple(name for name, (kind, _) in COLUMN_TYPES.items() if kind == "int64")
+
+MIN_TS_NS: Final = 946_684_800 * 1_000_000_000
+"""The earliest plausible ``ts_ns`` (2000-01-01T00:00:00Z): anything before is a unit mistake or garbage."""
+MAX_TS_NS: Final = 4_102_444_800 * 1_000_000_000
+"""The first implausible ``ts_ns`` (2100-01-01T00:00:00Z)."""
+
+JSONL_SUFFIX: Final = ".jsonl"
+PARQUET_SUFFIX: Final = ".parquet"
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One row of a history. ``type`` must be one of :data:`EVENT_TYPES`."""
+
+    ts_ns: int
+    type: str
+    process: str
+    cluster: str | None = None
+    topic: str | None = None
+    subscription: str | None = None
+    producer: str | None = None
+    seq: int | None = None
+    key: str | None = None
+    message_id: str | None = None
+    detail: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.type not in EVENT_TYPES:
+            raise ValueError(f"unknown event type {self.type!r}; valid types: {', '.join(EVENT_TYPES)}")
+        if isinstance(self.ts_ns, bool) or not isinstance(self.ts_ns, int):
+            raise ValueError(f"ts_ns must be an int (nanoseconds since the epoch), got {self.ts_ns!r}")
+        if self.seq is not None and (isinstance(self.seq, bool) or not isinstance(self.seq, int)):
+            raise ValueError(f"seq must be an int or None, got {self.seq!r}")
+
+    def to_dict(self) -> dict[str, str | int | None]:
+        """The event as a JSON-ready mapping with every column (absent values are ``None``)."""
+        return {name: getattr(self, name) for name in EVENT_COLUMNS}
+
+    def to_json(self) -> str:
+        """One JSON Lines line (without the newline)."""
+        return json.dumps(self.to_dict(), separators=(",", ":"), ensure_ascii=False)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Event:
+        """Build an event from a mapping (e.g. a parsed JSON line); unknown keys are ignored, types are checked."""
+        values: dict[str, Any] = {}
+        for name in EVENT_COLUMNS:
+            value = data.get(name)
+            kind, nullable = COLUMN_TYPES[name]
+            if value is None:
+                if not nullable:
+                    raise ValueError(f"column {name!r} is missing or null")
+            elif kind == "int64" and (isinstance(value, bool) or not isinstance(value, int)):
+                raise ValueError(f"column {name!r} must be an integer, got {value!r}")
+            elif kind == "string" and not isinstance(value, str):
+                raise ValueError(f"column {name!r} must be a string, got {value!r}")
+            values[name] = value
+        return cls(**values)
+
+
+def now_ns() -> int:
+    """Wall-clock time in nanoseconds since the epoch (the unit of ``ts_ns``)."""
+    return time.time_ns()

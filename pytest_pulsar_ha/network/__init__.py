@@ -1,0 +1,1 @@
+"""The proxied network: toxiproxy, which proxy carries which traffic, and faults on links."""

@@ -1,0 +1,1 @@
+"""What a run shows people: the timeline picture and the index page of the evidence."""

@@ -1,0 +1,230 @@
+"""The embedded backend: each cluster is a local ``bin/pulsar standalone`` process on loopback ports."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from pytest_pulsar_ha.errors import ConfigurationError, StartupError
+from pytest_pulsar_ha.runtime.backend import INTERNAL_LISTENER, ListenerPlan
+from pytest_pulsar_ha.runtime.broker_config import write_config
+from pytest_pulsar_ha.runtime.embedded_common import (
+    ADMIN_ROLE,
+    DEFAULT_DIRECT_MEMORY,
+    DEFAULT_HEAP,
+    TOKEN_PLUGIN,
+    EmbeddedOptions,
+    new_cluster_key,
+    token_settings,
+)
+from pytest_pulsar_ha.runtime.multi_broker import MultiBrokerNode
+from pytest_pulsar_ha.runtime.multi_broker_config import broker_id
+from pytest_pulsar_ha.runtime.ports import LOOPBACK
+from pytest_pulsar_ha.runtime.processes import ManagedProcess
+from pytest_pulsar_ha.runtime.readiness import AllOf, HttpWait, WaitStrategy, json_contains
+from pytest_pulsar_ha.runtime.registration_loop import RegistrationLoop, RegistrationLoopWatch, log_size
+from pytest_pulsar_ha.runtime.topology import ClusterSpec
+
+__all__ = [
+    "ADMIN_ROLE",
+    "DEFAULT_DIRECT_MEMORY",
+    "DEFAULT_HEAP",
+    "TOKEN_PLUGIN",
+    "EmbeddedBackend",
+    "EmbeddedOptions",
+    "StandaloneNode",
+    "standalone_settings",
+    "token_settings",
+]
+
+
+def standalone_settings(spec: ClusterSpec, plan: ListenerPlan, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """Broker settings of one embedded cluster; the spec's own ``broker_settings`` win."""
+    settings = {
+        "clusterName": spec.name,
+        "bindAddress": LOOPBACK,
+        "advertisedAddress": LOOPBACK,
+        "brokerServicePort": str(plan.broker_port),
+        "webServicePort": str(plan.web_port),
+        "advertisedListeners": plan.advertised_listeners(LOOPBACK),
+        "internalListenerName": INTERNAL_LISTENER,
+        "enableReplicatedSubscriptions": "true",
+        "functionsWorkerEnabled": "false",
+        "managedLedgerCacheSizeMB": "64",
+        # Topics of a test must not vanish between a fault and the check that reads them.
+        "brokerDeleteInactiveTopicsEnabled": "false",
+    }
+    settings.update(extra or {})
+    settings.update(spec.broker_settings)
+    return settings
+
+
+class StandaloneNode:
+    """A cluster as one ``pulsar standalone`` process (broker, bookie, RocksDB metadata) with its own data dir."""
+
+    def __init__(self, spec: ClusterSpec, plan: ListenerPlan, options: EmbeddedOptions) -> None:
+        self.spec = spec
+        self.plan = plan
+        self.options = options
+        self.dir = options.work_dir / spec.name
+        dist = options.distribution
+        conf = self.dir / "conf" / "standalone.conf"
+        self.token: str | None = None
+        self.starts = 0
+        self.restarts_after_lock_loop = 0
+        """graceful restarts the backend made because Pulsar's registration lock looped after a kill"""
+        extra: dict[str, str] = {}
+        if spec.auth == "token":
+            self.token, extra = new_cluster_key(self.dir / "conf")
+        write_config(dist.home / "conf" / "standalone.conf", conf, standalone_settings(spec, plan, extra))
+        self.process = ManagedProcess(
+            f"pulsar {spec.name}",
+            [
+                str(dist.launcher),
+                "standalone",
+                "--no-functions-worker",
+                "--no-stream-storage",
+                "--metadata-dir",
+                str(self.dir / "data" / "metadata"),
+                "--bookkeeper-dir",
+                str(self.dir / "data" / "bookkeeper"),
+            ],
+            cwd=self.dir,
+            log_path=self.dir / "logs" / "stdout.log",
+            registry=options.registry,
+            env={
+                "JAVA_HOME": str(dist.java.parent.parent),
+                "PULSAR_STANDALONE_CONF": str(conf),
+                "PULSAR_LOG_DIR": str(self.dir / "logs"),
+                "PULSAR_MEM": (f"-Xms128m -Xmx{options.heap} -XX:MaxDirectMemorySize={options.direct_memory}"),
+                "PULSAR_GC": "-XX:+UseG1GC -XX:MaxGCPauseMillis=10",
+            },
+        )
+
+    @property
+    def broker_url(self) -> str:
+        return f"pulsar://{LOOPBACK}:{self.plan.broker_port}"
+
+    @property
+    def web_url(self) -> str:
+        return f"http://{LOOPBACK}:{self.plan.web_port}"
+
+    @property
+    def name(self) -> str:
+        return self.process.name
+
+    @property
+    def id(self) -> str:
+        """The load manager's id of the standalone's broker."""
+        return broker_id(self.plan)
+
+    @property
+    def brokers(self) -> Sequence[StandaloneNode]:
+        """A standalone is its own (only) broker: killing broker 0 kills the standalone."""
+        return [self]
+
+    @property
+    def zookeeper(self) -> None:
+        return None
+
+    @property
+    def bookie(self) -> None:
+        return None
+
+    def readiness(self, loop_watch_from: int | None = None) -> AllOf:
+        """The checks of a ready standalone; after a restart (``loop_watch_from``: where the new process's log
+        begins) the first one ends the wait as soon as Pulsar's registration lock loops."""
+        headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
+        strategies: list[WaitStrategy] = [
+            HttpWait(url=f"{self.web_url}/admin/v2/clusters", accept=json_contains(self.spec.name), headers=headers),
+            HttpWait(url=f"{self.web_url}/admin/v2/brokers/health", headers=headers),
+        ]
+        if loop_watch_from is not None:
+            strategies.insert(0, RegistrationLoopWatch(log_path=self.process.log_path, offset=loop_watch_from))
+        return AllOf(
+            timeout=self.options.startup_timeout,
+            poll_interval=0.5,
+            hint=(
+                "look for the first ERROR in the log above; a port clash or too little memory are common "
+                f"causes (heap {self.options.heap}; raise it with --pulsar-ha-heap)"
+            ),
+            strategies=strategies,
+        )
+
+    def start(self) -> None:
+        """Start it and wait until it is ready. A restart that falls into Pulsar's bookie-registration lock loop
+        (:mod:`pytest_pulsar_ha.runtime.registration_loop`) is stopped gracefully and started once more."""
+        restart = self.starts > 0
+        try:
+            self._start_ready(restart)
+        except RegistrationLoop as exc:
+            note = f"{self.spec.name}: the restarted standalone loops: {exc}; stopping it gracefully, starting again"
+            print(f"[pulsar-ha] {note}", file=sys.stderr, flush=True)
+            self.process.note(note)
+            self.process.stop()
+            self.restarts_after_lock_loop += 1
+            try:
+                self._start_ready(True)
+            except RegistrationLoop as again:
+                self.process.stop()
+                raise StartupError(
+                    f"{self.spec.name}: still looping after a graceful restart: {again}; log: {self.process.log_path}"
+                ) from None
+
+    def _start_ready(self, watch_loop: bool) -> None:
+        offset = log_size(self.process.log_path)
+        self.starts += 1
+        self.process.start()
+        try:
+            self.readiness(offset if watch_loop else None).wait(self.process)
+        except RegistrationLoop:
+            raise  # the caller stops it gracefully: a graceful stop deletes the registration
+        except BaseException:
+            self.process.stop(grace_seconds=2)
+            raise
+
+    def stop(self) -> None:
+        self.process.stop()
+
+    def kill(self) -> None:
+        self.process.kill()
+
+    def pause(self) -> None:
+        self.process.pause()
+
+    def resume(self) -> None:
+        self.process.resume()
+
+    def is_running(self) -> bool:
+        return self.process.is_running()
+
+    def is_paused(self) -> bool:
+        return self.process.paused
+
+    def log_tail(self, lines: int = 40) -> str:
+        return self.process.log_tail(lines)
+
+
+class EmbeddedBackend:
+    """Local ``pulsar standalone`` processes; the default backend."""
+
+    name = "embedded"
+
+    def __init__(self, options: EmbeddedOptions) -> None:
+        self.options = options
+
+    def describe(self) -> str:
+        dist = self.options.distribution
+        return (
+            f"embedded (local processes: a standalone per 1-broker cluster, ZooKeeper + bookie + brokers otherwise; "
+            f"Pulsar {dist.version} at {dist.home}, heap {self.options.heap})"
+        )
+
+    def create(self, spec: ClusterSpec, plans: Sequence[ListenerPlan]) -> StandaloneNode | MultiBrokerNode:
+        if len(plans) != spec.brokers:
+            raise ConfigurationError(
+                f"cluster {spec.name}: {spec.brokers} brokers need {spec.brokers} listener plans, got {len(plans)}"
+            )
+        if spec.brokers == 1:
+            return StandaloneNode(spec, plans[0], self.options)
+        return MultiBrokerNode(spec, plans, self.options)

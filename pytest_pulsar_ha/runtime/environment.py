@@ -1,0 +1,181 @@
+"""The multi-cluster environment: toxiproxy, N clusters behind it, geo-replication wired through it."""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pytest_pulsar_ha.network.layout import ProxyLayout, multi_host_url
+from pytest_pulsar_ha.network.proxies import ProxyNetwork
+from pytest_pulsar_ha.network.toxiproxy import ToxiproxyServer
+from pytest_pulsar_ha.runtime.backend import Backend, replication_listener
+from pytest_pulsar_ha.runtime.cluster import Cluster
+from pytest_pulsar_ha.runtime.pid_registry import PidRegistry
+from pytest_pulsar_ha.runtime.ports import free_ports
+from pytest_pulsar_ha.runtime.topology import ClusterSpec, ordered_pairs
+
+if TYPE_CHECKING:
+    import pulsar
+
+GEO_TENANT = "pulsar-ha"
+
+
+class PulsarHaEnvironment:
+    """Start with ``with PulsarHaEnvironment(...) as env:`` (or :meth:`start` / :meth:`close`).
+
+    ``clusters`` maps name to :class:`Cluster` in topology order. Every client must add
+    ``client_options`` to its ``pulsar.Client(...)`` arguments so that brokers hand it proxied addresses.
+    """
+
+    def __init__(
+        self,
+        specs: Sequence[ClusterSpec],
+        backend: Backend,
+        *,
+        toxiproxy_binary: Path,
+        work_dir: Path,
+        registry: PidRegistry,
+    ) -> None:
+        self.specs = list(specs)
+        self.backend = backend
+        self.work_dir = work_dir
+        self.registry = registry
+        self.toxiproxy = ToxiproxyServer(toxiproxy_binary, work_dir, registry)
+        self.network = ProxyNetwork(self.toxiproxy.client)
+        self.clusters: dict[str, Cluster] = {}
+        self.client_options: dict[str, Any] = {"listener_name": "external"}
+        self.startup_seconds: float | None = None
+        self._stack = contextlib.ExitStack()
+        self._tenant_ready = False
+
+    # -- lifecycle ---------------------------------------------------------------------------------------
+
+    def __enter__(self) -> PulsarHaEnvironment:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def start(self) -> None:
+        began = time.monotonic()
+        self._stack.callback(atexit.unregister, self.close)
+        atexit.register(self.close)
+        try:
+            self.toxiproxy.start()
+            self._stack.callback(self.toxiproxy.stop)
+            self._create_clusters()
+            self._wire_replication()
+        except BaseException:
+            self.close()
+            raise
+        self.startup_seconds = time.monotonic() - began
+
+    def close(self) -> None:
+        """Stop every process this environment started (idempotent)."""
+        self._stack.close()
+
+    def _create_clusters(self) -> None:
+        layout = ProxyLayout.plan(self.specs, iter(free_ports(ProxyLayout.port_count(self.specs))))
+        self.layout = layout
+        for name, port, upstream in layout.proxy_specs():
+            self.toxiproxy.client.create_proxy(name, port, upstream)
+
+        nodes = [self.backend.create(spec, layout.listener_plans(spec.name)) for spec in self.specs]
+        for node in nodes:
+            self._stack.callback(node.stop)
+        with ThreadPoolExecutor(max_workers=len(nodes)) as pool:
+            results = [pool.submit(node.start) for node in nodes]
+            errors = [exc for future in results if (exc := future.exception()) is not None]
+        if errors:
+            raise errors[0]
+        for node in nodes:
+            self.clusters[node.spec.name] = Cluster(node, self.network, layout)
+
+    def _wire_replication(self) -> None:
+        """Register every cluster in every other one; each direction points at its own link proxies.
+
+        A multi-broker cluster is registered with a multi-host URL over its brokers' link proxies from that
+        source; each broker advertises its own link proxy, so lookups land on the owner's proxy.
+        """
+        for src, dst in ordered_pairs(self.names):
+            registration = {
+                "serviceUrl": multi_host_url("http", [r.web_port for r in self.layout.brokers(dst)]),
+                "brokerServiceUrl": self.layout.link_service_url(src, dst),
+                "listenerName": replication_listener(src),
+            }
+            remote_token = self.clusters[dst].token
+            if remote_token is not None:  # the replicator of src authenticates to dst with dst's token
+                registration["authenticationPlugin"] = "org.apache.pulsar.client.impl.auth.AuthenticationToken"
+                registration["authenticationParameters"] = f"token:{remote_token}"
+            self.clusters[src].admin.put(f"clusters/{dst}", registration)
+
+    # -- use -------------------------------------------------------------------------------------------
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.clusters)
+
+    def cluster(self, name: str) -> Cluster:
+        try:
+            return self.clusters[name]
+        except KeyError:
+            raise KeyError(f"no cluster {name!r}; this environment has {', '.join(self.clusters)}") from None
+
+    def client(self, cluster: str | Any, **options: Any) -> pulsar.Client:
+        """A ``pulsar.Client`` with ``client_options`` applied, logging to ``clients.log`` in the work dir.
+
+        ``cluster`` is a cluster name (its proxied service URL is used) or a ``pulsar.ServiceInfoProvider``
+        (e.g. a failover provider built from :meth:`endpoint`).
+        """
+        import pulsar
+
+        options.setdefault("logger", pulsar.FileLogger(pulsar.LoggerLevel.Info, str(self.work_dir / "clients.log")))
+        if isinstance(cluster, str):
+            target = self.cluster(cluster)
+            if target.token is not None:
+                options.setdefault("authentication", target.authentication())
+            return pulsar.Client(target.service_url, **{**self.client_options, **options})
+        return pulsar.Client(cluster, **{**self.client_options, **options})
+
+    def create_geo_namespace(self, name: str | None = None, clusters: Sequence[str] | None = None) -> str:
+        """Create ``pulsar-ha/<name>`` on every cluster, replicated to ``clusters`` (default: all)."""
+        members = list(clusters or self.clusters)
+        if not self._tenant_ready:
+            for cluster in self.clusters.values():
+                cluster.admin.put(f"tenants/{GEO_TENANT}", {"adminRoles": [], "allowedClusters": list(self.clusters)})
+            self._tenant_ready = True
+        namespace = f"{GEO_TENANT}/{name or 'ns-' + uuid.uuid4().hex[:10]}"
+        for member in members:
+            admin = self.clusters[member].admin
+            admin.put(f"namespaces/{namespace}", {"replication_clusters": members})
+        return namespace
+
+    @contextlib.contextmanager
+    def replication_cut(self, src: str, dst: str) -> Iterator[None]:
+        """Replication from ``src`` into ``dst`` stops (its link proxy is down); clients are unaffected."""
+        self.cluster(src)
+        self.cluster(dst)
+        if src == dst:
+            raise ValueError("replication_cut needs two different clusters")
+        with self.network.cut(self.layout.link_proxies(src, dst)):
+            yield
+
+    def heal(self) -> None:
+        """Undo every fault still in force: proxies enabled, toxics removed, every process resumed and started."""
+        self.network.heal()
+        stopped = []
+        for cluster in self.clusters.values():
+            if cluster.node.is_paused():
+                cluster.resume()
+            if not cluster.node.is_running():
+                stopped.append(cluster)
+        if stopped:
+            with ThreadPoolExecutor(max_workers=len(stopped)) as pool:
+                list(pool.map(lambda c: c.start(), stopped))

@@ -1,0 +1,151 @@
+"""A process started in its own process group, logged to a file, stopped by the code that started it."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import signal
+import subprocess
+import time
+from collections import deque
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from pytest_pulsar_ha.errors import StartupError
+from pytest_pulsar_ha.runtime.pid_registry import RUN_ID_ENV, PidRegistry
+
+
+def tail_lines(path: Path, count: int = 40) -> str:
+    """The last ``count`` lines of a text file ('' if it does not exist)."""
+    try:
+        with path.open("r", errors="replace") as handle:
+            return "".join(deque(handle, maxlen=count))
+    except OSError:
+        return ""
+
+
+class ManagedProcess:
+    """One external program: started in a new session, recorded in the pid registry, stopped by group."""
+
+    def __init__(
+        self,
+        name: str,
+        argv: Sequence[str],
+        *,
+        cwd: Path,
+        log_path: Path,
+        registry: PidRegistry,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.name = name
+        self.argv = list(argv)
+        self.cwd = cwd
+        self.log_path = log_path
+        self.registry = registry
+        self.env = dict(env or {})
+        self._popen: subprocess.Popen[bytes] | None = None
+        self._finished = False  # the group was killed and its leader reaped: never signal that pgid again
+        self.paused = False
+
+    @property
+    def command_line(self) -> str:
+        return shlex.join(self.argv)
+
+    @property
+    def pid(self) -> int | None:
+        return self._popen.pid if self._popen else None
+
+    def start(self) -> None:
+        if self.is_running():
+            raise RuntimeError(f"{self.name} is already running (pid {self.pid})")
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        env = {**os.environ, **self.env, RUN_ID_ENV: self.registry.run_id}
+        with self.log_path.open("ab") as log:
+            log.write(f"\n=== pytest-pulsar-ha starts: {self.command_line}\n".encode())
+            log.flush()
+            self._popen = subprocess.Popen(
+                self.argv,
+                cwd=self.cwd,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        self.paused = False
+        self._finished = False
+        self.registry.record(self.name, self._popen.pid, self.command_line)
+
+    def note(self, text: str) -> None:
+        """Write a line of the harness's own into the process log (between the process's lines)."""
+        with self.log_path.open("ab") as log:
+            log.write(f"=== pytest-pulsar-ha: {text}\n".encode())
+
+    def is_running(self) -> bool:
+        return self._popen is not None and self._popen.poll() is None
+
+    def exit_code(self) -> int | None:
+        return self._popen.poll() if self._popen else None
+
+    def signal_group(self, sig: signal.Signals) -> None:
+        if self._popen is None or self._finished:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self._popen.pid, sig)
+
+    def pause(self) -> None:
+        self.signal_group(signal.SIGSTOP)
+        self.paused = True
+
+    def resume(self) -> None:
+        self.signal_group(signal.SIGCONT)
+        self.paused = False
+
+    def kill(self) -> None:
+        """SIGKILL the whole group and wait for the leader (a crash, as far as the program can tell)."""
+        if self._popen is None or self._finished:
+            return
+        self.signal_group(signal.SIGKILL)
+        self._popen.wait()
+        self.paused = False
+        self._finished = True
+        self.registry.forget(self._popen.pid)
+
+    def stop(self, grace_seconds: float = 15.0) -> None:
+        """SIGTERM the group, wait up to ``grace_seconds``, then SIGKILL what is left."""
+        if self._popen is None or self._finished:
+            return
+        if self.paused:
+            self.resume()  # a stopped JVM cannot handle SIGTERM
+        self.signal_group(signal.SIGTERM)
+        deadline = time.monotonic() + grace_seconds
+        while self._popen.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        self.kill()  # also reaps group members that outlived the leader
+
+    def run_to_completion(self, timeout: float, hint: str = "") -> None:
+        """Start, wait for the exit; raise StartupError (command, last log lines, ``hint``) unless it exits 0."""
+        self.start()
+        try:
+            code = self._popen.wait(timeout=timeout) if self._popen else None
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise StartupError(self._failure(f"did not finish within {timeout:.0f}s", hint)) from None
+        self._finished = True  # the leader is reaped: its pid may be reused, so no signal to that group
+        if self._popen is not None:
+            self.registry.forget(self._popen.pid)
+        if code != 0:
+            raise StartupError(self._failure(f"exited with code {code}", hint))
+
+    def _failure(self, what: str, hint: str) -> str:
+        lines = [f"{self.name} {what}", f"command: {self.command_line}", f"log: {self.log_path}"]
+        tail = self.log_tail(30).rstrip()
+        if tail:
+            lines.append("last log lines:\n" + tail)
+        if hint:
+            lines.append(f"hint: {hint}")
+        return "\n".join(lines)
+
+    def log_tail(self, count: int = 40) -> str:
+        return tail_lines(self.log_path, count)

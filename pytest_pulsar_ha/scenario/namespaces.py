@@ -1,0 +1,79 @@
+"""Where a scenario's workload runs: its namespaces (and anti-affinity group), and the failure domains it declares.
+
+A workload of one namespace without a group runs in a fresh namespace of the shared tenant (as before). One with
+several namespaces or an anti-affinity group gets a tenant of its own: PIP-7 counts the namespaces of a group per
+tenant, so namespaces of earlier scenarios (whose bundles stay owned) cannot skew the placement of this one.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from pytest_pulsar_ha.components.failure_domains import (
+    declare_failure_domains,
+    delete_failure_domain,
+    failure_domains,
+    set_anti_affinity_group,
+)
+from pytest_pulsar_ha.errors import AdminError
+from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
+from pytest_pulsar_ha.scenario.model import Scenario
+
+
+@dataclass(frozen=True)
+class WorkloadNamespaces:
+    namespaces: tuple[str, ...]
+    """``tenant/namespace`` of each, in order"""
+    tenant: str
+    group: str | None = None
+
+
+def create_namespaces(env: PulsarHaEnvironment, scenario: Scenario, clusters: Sequence[str]) -> WorkloadNamespaces:
+    """Create the workload's namespaces on every cluster of the scenario, replicated among them, each put in the
+    anti-affinity group (when the workload has one) before any topic of it is looked up."""
+    workload = scenario.workload
+    if workload.namespaces == 1 and workload.anti_affinity_group is None:
+        namespace = env.create_geo_namespace(clusters=clusters)
+        return WorkloadNamespaces((namespace,), namespace.split("/")[0])
+    tenant = f"ha-{uuid.uuid4().hex[:8]}"
+    members = list(clusters)
+    for name in members:
+        env.cluster(name).admin.put(f"tenants/{tenant}", {"adminRoles": [], "allowedClusters": members})
+    namespaces = tuple(f"{tenant}/ns-{i}" for i in range(workload.namespaces))
+    for name in members:
+        admin = env.cluster(name).admin
+        for namespace in namespaces:
+            admin.put(f"namespaces/{namespace}", {"replication_clusters": members})
+            if workload.anti_affinity_group is not None:
+                group = workload.anti_affinity_group
+                _with_retries(functools.partial(set_anti_affinity_group, admin, namespace, group))
+    return WorkloadNamespaces(namespaces, tenant, workload.anti_affinity_group)
+
+
+def _with_retries(call: Callable[[], None], attempts: int = 5, pause_s: float = 1.0) -> None:
+    """``call``, again after a server error (seen on 4.0.8: HTTP 500 "Failed to set/create
+    /admin/local-policies/..." right after a namespace was created, brokers having been restarted just before)."""
+    for attempt in range(attempts):
+        try:
+            call()
+            return
+        except AdminError as exc:
+            if exc.status < 500 or attempt == attempts - 1:
+                raise
+            time.sleep(pause_s)
+
+
+def declare_domains(env: PulsarHaEnvironment, scenario: Scenario) -> dict[str, dict[str, list[str]]]:
+    """Declare ``topology.failure_domains`` (replacing each cluster's other domains); returns what Pulsar then
+    reports per cluster."""
+    out = {}
+    for cluster_name, domains in scenario.topology.failure_domains.items():
+        cluster = env.cluster(cluster_name)
+        for stale in set(failure_domains(cluster.admin, cluster_name)) - set(domains):
+            delete_failure_domain(cluster.admin, cluster_name, stale)
+        out[cluster_name] = declare_failure_domains(cluster, domains)
+    return out

@@ -1,0 +1,268 @@
+"""The workload of a scenario (Jepsen's client): producers and consumers that record every send, ack and receive.
+
+Producers send at a fixed rate with per-producer sequence numbers (and keys when asked); consumers receive and
+acknowledge. Every operation becomes a history event; the cluster that acknowledged a send is filled in
+afterwards from the brokers' storage (:mod:`pytest_pulsar_ha.workload.attribution`), never from the client.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import random
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_pulsar_ha.history import ACK, RECEIVE, SEND, SEND_ERROR, Event, EventLog, now_ns
+from pytest_pulsar_ha.runtime.admin import AdminClient
+from pytest_pulsar_ha.workload.attribution import acknowledging_cluster, delivering_cluster
+from pytest_pulsar_ha.workload.client_setup import create_with_retries
+
+ATTRIBUTION_THREADS = 8
+
+
+class CachedEntries:
+    """``get_raw`` of an admin client, each path asked once (entries at a position never change)."""
+
+    def __init__(self, admin: AdminClient) -> None:
+        self.admin = admin
+        self._answers: dict[str, tuple[int, dict[str, str], bytes]] = {}
+
+    def get_raw(self, path: str) -> tuple[int, dict[str, str], bytes]:
+        answer = self._answers.get(path)
+        if answer is None:
+            answer = self._answers[path] = self.admin.get_raw(path)
+        return answer
+
+
+def _message_id(message_id: Any) -> str:
+    """``ledger:entry:partition`` of a client message id (the history's form, for acks and receives alike)."""
+    return f"{message_id.ledger_id()}:{message_id.entry_id()}:{message_id.partition()}"
+
+
+SUBSCRIPTION_TYPES = {"exclusive": "Exclusive", "shared": "Shared", "failover": "Failover", "key_shared": "KeyShared"}
+
+
+@dataclass
+class WorkloadPlan:
+    topics: list[str]
+    producers: int
+    consumers: int
+    subscription_type: str
+    keys: int
+    rate_per_second: float
+    message_size: int
+    duration_s: float
+    replicated_subscriptions: bool
+    send_timeout_ms: int
+    seed: int
+
+
+class ScenarioWorkload:
+    def __init__(self, client: Any, plan: WorkloadPlan, log: EventLog, consumer_client: Any = None) -> None:
+        self.client = client
+        self.consumer_client = consumer_client or client
+        self.plan = plan
+        self.log = log
+        self._stop_sending = threading.Event()
+        self._stop_receiving = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._acked: dict[tuple[str, int], Event] = {}
+        self._received: set[tuple[str, int]] = set()
+        self._lock = threading.Lock()
+        self._consumers: list[Any] = []
+        self._producers: list[Any] = []
+        self.callback_errors: list[str] = []
+        """what went wrong inside the client's send callbacks (never raised there)"""
+
+    # -- set-up ----------------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        import pulsar
+
+        plan = self.plan
+        sub_type = getattr(pulsar.ConsumerType, SUBSCRIPTION_TYPES[plan.subscription_type])
+        for topic in plan.topics:
+            for index in range(plan.consumers):
+                name = f"sub-{index}" if plan.subscription_type == "exclusive" else "workload"
+                consumer = create_with_retries(
+                    functools.partial(
+                        self.consumer_client.subscribe,
+                        topic,
+                        name,
+                        consumer_type=sub_type,
+                        consumer_name=f"consumer-{index}",
+                        replicate_subscription_state_enabled=plan.replicated_subscriptions,
+                        initial_position=pulsar.InitialPosition.Earliest,
+                    )
+                )
+                self._consumers.append(consumer)
+                self._spawn(self._consume, consumer, f"consumer-{index}", name)
+        for topic in plan.topics:
+            for _ in range(plan.producers):
+                producer = create_with_retries(
+                    functools.partial(
+                        self.client.create_producer,
+                        topic,
+                        send_timeout_millis=plan.send_timeout_ms,
+                        batching_enabled=False,
+                    )
+                )
+                self._producers.append(producer)
+                self._spawn(self._produce, producer, topic, f"producer-{len(self._producers) - 1}")
+
+    def _spawn(self, target: Callable[..., None], *args: Any) -> None:
+        thread = threading.Thread(target=target, args=args, daemon=True)
+        self._threads.append(thread)
+        thread.start()
+
+    # -- the client operations -------------------------------------------------------------------------
+
+    def _produce(self, producer: Any, topic: str, name: str) -> None:
+        """Open loop: send ``i`` is issued at its intended time ``start + i / rate`` whether or not earlier sends
+        were acknowledged (``send_async``), so a stuck cluster cannot slow the offered load down and hide its
+        own unavailability (coordinated omission). The intended time is in each send's ``detail``."""
+        import pulsar
+
+        plan = self.plan
+        rng = random.Random(f"{plan.seed}/{name}")
+        interval = 1.0 / plan.rate_per_second
+        origin_mono, origin_ns = time.monotonic(), now_ns()
+        seq = 0
+        while True:
+            intended = seq * interval
+            if self._stop_sending.wait(max(0.0, origin_mono + intended - time.monotonic())):
+                break
+            seq += 1
+            key = f"k{rng.randrange(plan.keys)}" if plan.keys else None
+            body = f"{name}#{seq}#".encode()
+            payload = body + b"." * max(0, plan.message_size - len(body))
+            props = {"producer": name, "seq": str(seq)}
+            detail = json.dumps({"intended_ns": origin_ns + int(intended * 1e9)})
+            self.log.add(Event(now_ns(), SEND, name, topic=topic, producer=name, seq=seq, key=key, detail=detail))
+            done = functools.partial(self._sent, name, topic, seq, key, len(payload))
+            try:
+                if key is None:
+                    producer.send_async(payload, done, properties=props)
+                else:
+                    producer.send_async(payload, done, properties=props, partition_key=key)
+            except pulsar.PulsarException as exc:
+                self.log.add(
+                    Event(now_ns(), SEND_ERROR, name, topic=topic, producer=name, seq=seq, key=key, detail=str(exc))
+                )
+        with contextlib.suppress(pulsar.PulsarException):
+            producer.flush()  # every send in flight is acknowledged or failed before the producer is done
+
+    def _sent(self, name: str, topic: str, seq: int, key: str | None, size: int, result: Any, msg_id: Any) -> None:
+        """The client's callback for one ``send_async``: an ack, or a send error with the client's result. It must
+        not raise (the client would end the process): what goes wrong is kept in :attr:`callback_errors`."""
+        try:
+            self._record_sent(name, topic, seq, key, size, result, msg_id)
+        except Exception as exc:  # reported by the runner as a problem of the run
+            self.callback_errors.append(f"{name}#{seq}: {exc!r}")
+
+    def _record_sent(
+        self, name: str, topic: str, seq: int, key: str | None, size: int, result: Any, msg_id: Any
+    ) -> None:
+        import pulsar
+
+        if result != pulsar.Result.Ok:
+            self.log.add(
+                Event(now_ns(), SEND_ERROR, name, topic=topic, producer=name, seq=seq, key=key, detail=str(result))
+            )
+            return
+        ack = self.log.add(
+            Event(
+                now_ns(),
+                ACK,
+                name,
+                topic=topic,
+                producer=name,
+                seq=seq,
+                key=key,
+                message_id=_message_id(msg_id),
+                detail=json.dumps({"payload_size": size}),
+            )
+        )
+        with self._lock:
+            self._acked[(name, seq)] = ack
+
+    def _consume(self, consumer: Any, name: str, subscription: str) -> None:
+        import pulsar
+
+        while not self._stop_receiving.is_set():
+            try:
+                message = consumer.receive(timeout_millis=500)
+            except pulsar.PulsarException:
+                continue
+            props = message.properties()
+            producer, seq = props.get("producer"), int(props.get("seq", "0"))
+            self.log.add(
+                Event(
+                    now_ns(),
+                    RECEIVE,
+                    name,
+                    topic=message.topic_name(),
+                    subscription=subscription,
+                    producer=producer,
+                    seq=seq,
+                    key=message.partition_key() or None,
+                    message_id=_message_id(message.message_id()),
+                    detail=json.dumps({"payload_size": len(message.data())}),
+                )
+            )
+            with self._lock:
+                self._received.add((producer or "", seq))
+            with contextlib.suppress(pulsar.PulsarException):
+                consumer.acknowledge(message)
+
+    # -- ending ----------------------------------------------------------------------------------------
+
+    def stop_sending(self) -> None:
+        self._stop_sending.set()
+
+    def drain(self, timeout_s: float) -> bool:
+        """Keep consuming until every acknowledged send was received once, or the time is up."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            with self._lock:
+                if set(self._acked) <= self._received:
+                    return True
+            time.sleep(0.2)
+        return False
+
+    def stop(self) -> None:
+        self._stop_sending.set()
+        self._stop_receiving.set()
+        for thread in self._threads:
+            thread.join(timeout=10)
+
+    def attribute_acks(self, admins: dict[str, AdminClient]) -> None:
+        """Fill in, for every ack, the cluster that stored the message as an original publish, and for every
+        receive the cluster that delivered it (:mod:`pytest_pulsar_ha.workload.attribution`): read from the
+        brokers' storage, a few requests at a time."""
+        events = [e for e in self.log.snapshot() if e.type in (ACK, RECEIVE)]
+        cached = {name: CachedEntries(admin) for name, admin in admins.items()}  # an ack and its receipts share
+
+        def attribute(event: Event) -> tuple[Event, str | None]:
+            ledger, entry, partition = (int(x) for x in (event.message_id or "0:0:-1").split(":"))
+            topic = event.topic or ""
+            if partition >= 0 and not topic.endswith(f"-partition-{partition}"):
+                topic = f"{topic}-partition-{partition}"
+            size = json.loads(event.detail or "{}").get("payload_size", 0)
+            body = f"{event.producer}#{event.seq}#".encode()
+            payload = body + b"." * max(0, size - len(body))
+            find = acknowledging_cluster if event.type == ACK else delivering_cluster
+            return event, find(cached, topic, ledger, entry, payload)
+
+        with ThreadPoolExecutor(max_workers=ATTRIBUTION_THREADS) as pool:
+            found = list(pool.map(attribute, events))
+        self.log.replace_all(
+            (event, Event(**{**event.to_dict(), "cluster": cluster}))  # type: ignore[arg-type]
+            for event, cluster in found
+        )
