@@ -25,7 +25,7 @@ demo: setup
 # yet reliable enough for `make test` (README, "Failure domains and anti-affinity").
 multi-broker: setup
 	$(PY) -m pytest scenarios/multi-broker -p no:cacheprovider $(PYTEST_ARGS)
-	$(PY) -m pytest tests/multi_broker tests/integration -m unsettled -p no:cacheprovider $(PYTEST_ARGS)
+	$(PY) -m pytest tests -m unsettled -p no:cacheprovider $(PYTEST_ARGS)
 
 # The smallest check that the environment works: start the clusters, prove replication both ways, stop.
 smoke: setup
@@ -40,8 +40,9 @@ lint: $(VENV)/.installed
 test: setup lint
 	$(PY) -m pytest --ignore=scenarios/multi-broker -m "not unsettled" --tb=short --durations=10 $(PYTEST_ARGS)
 
+# Everything that needs no cluster (the plugin marks every test that asks for one `real_clusters`).
 unit: $(VENV)/.installed
-	$(PY) -m pytest tests/unit tests/plugin/test_options.py
+	$(PY) -m pytest -m "not real_clusters" --ignore=scenarios/multi-broker $(PYTEST_ARGS)
 
 bench: setup
 	$(PY) benchmarks/bringup.py

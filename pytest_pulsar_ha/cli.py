@@ -6,11 +6,15 @@ import argparse
 import sys
 import time
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from pytest_pulsar_ha.errors import PulsarHaError
 from pytest_pulsar_ha.provisioning import DEFAULT_PULSAR_VERSION, default_cache_dir, ensure_pulsar, ensure_toxiproxy
 from pytest_pulsar_ha.runtime.topology import parse_clusters
 from pytest_pulsar_ha.settings import HaSettings, build_environment, check_heap, check_version
+
+if TYPE_CHECKING:
+    from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
 
 
 def _say(message: str) -> None:
@@ -54,13 +58,41 @@ def cmd_smoke(args: argparse.Namespace) -> int:
             _say(f"  {cluster.name}: service {cluster.service_url}  admin {cluster.admin_url}")
         namespace = env.create_geo_namespace()
         results = prove_replication(env, namespace)
-    ok = all(r.ok for r in results)
+        workload_line, workload_ok = _smoke_workload(env, namespace)
+    ok = all(r.ok for r in results) and workload_ok
     _say("\nreplication report")
     for r in results:
         status = f"delivered in {r.seconds * 1000:.0f} ms" if r.ok else f"NOT delivered: {r.error}"
         _say(f"  {r.source:>12} -> {r.target:<12} {status}")
-    _say(f"\n{'PASS' if ok else 'FAIL'}: replication {'works' if ok else 'is broken'} between all clusters")
+    _say(f"\n{workload_line}")
+    _say(f"\n{'PASS' if ok else 'FAIL'}: replication and the workload {'work' if ok else 'do not work'}")
     return 0 if ok else 1
+
+
+SMOKE_ACKS = 40
+
+
+def _smoke_workload(env: PulsarHaEnvironment, namespace: str) -> tuple[str, bool]:
+    """The workload driver for a few seconds on the first cluster: every acknowledged send received?"""
+    from pytest_pulsar_ha.workload.steady import SteadyWorkload
+
+    name = env.names[0]
+    client = env.client(name, operation_timeout_seconds=30)
+    try:
+        work = SteadyWorkload(client, f"persistent://{namespace}/smoke").start()
+        try:
+            work.wait_for_acks(SMOKE_ACKS, timeout=60)
+        finally:
+            work.stop(drain_timeout=30)
+        work.attribute(env)
+    except Exception as exc:  # reported, like the replication directions
+        return f"workload on {name}: FAILED: {type(exc).__name__}: {exc}", False
+    finally:
+        client.close()
+    acks, lost = work.acks, work.lost()
+    by = sorted({a.cluster or "unknown" for a in acks})
+    line = f"workload on {name}: {len(acks)} sends acknowledged (by {', '.join(by)}), {len(lost)} lost"
+    return line, not lost and by == [name]
 
 
 def cmd_url_provider(args: argparse.Namespace) -> int:

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from pulsar_ha_providers import UrlProviderService
     from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
     from pytest_pulsar_ha.runtime.environment_pool import EnvironmentPool
-    from pytest_pulsar_ha.scenario.runner import ScenarioResult
+    from pytest_pulsar_ha.scenario.result import ScenarioResult
 
 SETTINGS_KEY = pytest.StashKey[HaSettings]()
 ENV_KEY = pytest.StashKey["PulsarHaEnvironment"]()
@@ -210,8 +210,21 @@ def pulsar_ha(
         del pytestconfig.stash[ENV_KEY]
 
 
+REAL_CLUSTER_FIXTURES = frozenset({"pulsar_ha", "pulsar_ha_environments"})
+"""Fixtures that start real clusters: a test that asks for one (directly or through its fixtures) is marked."""
+
+
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects by marker
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Run the scenarios that need an environment of their own last, grouped by topology (each starts once)."""
+    """Mark every test that needs real clusters ``real_clusters`` (scenarios, and tests that use the
+    environment fixtures), so ``-m "not real_clusters"`` selects exactly what runs without a cluster. Then run the
+    scenarios that need an environment of their own last, grouped by topology (each starts once)."""
+    from pytest_pulsar_ha.scenario.collect import ScenarioItem
+
+    for item in items:
+        uses = REAL_CLUSTER_FIXTURES.intersection(getattr(item, "fixturenames", ()))
+        if (uses or isinstance(item, ScenarioItem)) and item.get_closest_marker("real_clusters") is None:
+            item.add_marker(pytest.mark.real_clusters)
     from pytest_pulsar_ha.runtime.environment_pool import order_by_key, topology_key
 
     def key_of(item: pytest.Item) -> object:

@@ -66,10 +66,17 @@ class EventHub:
         self._lock = threading.Lock()
         self.recent: deque[Event] = deque(maxlen=capacity)
 
-    def subscribe(self, listener: Listener) -> Callable[[], None]:
-        """Call ``listener(event)`` for every future event; returns a function that unsubscribes."""
+    def subscribe(self, listener: Listener, *, replay: bool = False) -> Callable[[], None]:
+        """Call ``listener(event)`` for every future event (and first, with ``replay``, for every event still kept
+        in :attr:`recent`: none is missed or given twice); returns a function that unsubscribes."""
         with self._lock:
             self._listeners.append(listener)
+            past = list(self.recent) if replay else []
+        for event in past:
+            try:
+                listener(event)
+            except Exception:
+                log.exception("an event subscriber failed on %r", event)
 
         def unsubscribe() -> None:
             with self._lock:

@@ -38,7 +38,8 @@ def evaluate(
             kind = getattr(expectation, "kind", type(expectation).__name__)
             judge = CHECKERS.get(kind)
             if judge is None:
-                raise ValueError(f"no checker for expectation {kind!r}; known: {', '.join(k for k in EXPECTATION_KINDS if k in CHECKERS)}")
+                known = ", ".join(k for k in EXPECTATION_KINDS if k in CHECKERS)
+                raise ValueError(f"no checker for expectation {kind!r}; known: {known}")
             results.append(judge(expectation, context))
         return results
     finally:

@@ -1,6 +1,6 @@
 """The "valid values" table of ``scenarios/README.md``, generated from the model: ``python -m
 pytest_pulsar_ha.scenario.reference [README]`` rewrites the table between its markers (default
-``scenarios/README.md``); ``-`` prints it. ``tests/scenario_model`` checks that the committed README is up to date.
+``scenarios/README.md``); ``-`` prints it. ``tests/scenario`` checks that the committed README is up to date.
 """
 
 from __future__ import annotations

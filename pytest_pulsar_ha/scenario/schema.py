@@ -1,7 +1,7 @@
 """JSON Schema of scenario files, for editors: ``python -m pytest_pulsar_ha.scenario.schema [OUT]``.
 
 OUT defaults to ``docs/scenario.schema.json`` (relative to the current directory); ``-`` prints the schema. The
-schema is generated from the model, so it follows it; ``tests/scenario_model`` checks that the committed file is up
+schema is generated from the model, so it follows it; ``tests/scenario`` checks that the committed file is up
 to date.
 """
 

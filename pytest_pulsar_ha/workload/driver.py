@@ -50,6 +50,9 @@ SUBSCRIPTION_TYPES = {"exclusive": "Exclusive", "shared": "Shared", "failover": 
 
 @dataclass
 class WorkloadPlan:
+    """What the driver runs: per topic ``producers`` open-loop producers at ``rate_per_second`` each and
+    ``consumers`` consumers of ``subscription_type``; built from a scenario's ``workload:`` or by hand."""
+
     topics: list[str]
     producers: int
     consumers: int
@@ -63,7 +66,10 @@ class WorkloadPlan:
     seed: int
 
 
-class ScenarioWorkload:
+class Workload:
+    """The one client driver: the producers and consumers of a :class:`WorkloadPlan` on a client (consumers
+    on ``consumer_client`` when given, e.g. another cluster's), every operation recorded in ``log``."""
+
     def __init__(self, client: Any, plan: WorkloadPlan, log: EventLog, consumer_client: Any = None) -> None:
         self.client = client
         self.consumer_client = consumer_client or client
@@ -237,10 +243,19 @@ class ScenarioWorkload:
         return False
 
     def stop(self) -> None:
+        """Stop sending and receiving, then close the producers and consumers (the clients stay open: they are
+        the caller's). Safe to call twice."""
+        import pulsar
+
         self._stop_sending.set()
         self._stop_receiving.set()
         for thread in self._threads:
             thread.join(timeout=10)
+        for handle in [*self._producers, *self._consumers]:
+            with contextlib.suppress(pulsar.PulsarException):
+                handle.close()
+        self._producers.clear()
+        self._consumers.clear()
 
     def attribute_acks(self, admins: dict[str, AdminClient]) -> None:
         """Fill in, for every ack, the cluster that stored the message as an original publish, and for every

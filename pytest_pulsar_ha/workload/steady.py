@@ -1,102 +1,75 @@
-"""A steady producer and a consumer on one client (e.g. a failover provider's), recording what they observe.
+"""The one workload driver (:class:`~pytest_pulsar_ha.workload.driver.Workload`) with a one-topic plan, for tests
+and benchmarks that hold a client themselves (e.g. a failover provider's): a steady open-loop producer and one
+consumer, recorded in a history like a scenario's, with questions asked of that history.
 
-Every acknowledged send keeps its message id, so :meth:`Workload.attribute` can tell from the brokers' storage
-which cluster acknowledged it (see :mod:`pytest_pulsar_ha.workload.attribution`).
+Which cluster acknowledged a send is read from the brokers' storage by :meth:`SteadyWorkload.attribute` (the same
+attribution as the scenarios', :mod:`pytest_pulsar_ha.workload.attribution`).
 """
 
 from __future__ import annotations
 
-import contextlib
-import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from pytest_pulsar_ha.history import ACK, RECEIVE, SEND_ERROR, Event, EventLog
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.workload.attribution import acknowledging_cluster
-from pytest_pulsar_ha.workload.client_setup import create_with_retries
+from pytest_pulsar_ha.workload.driver import Workload, WorkloadPlan
 
 
-@dataclass
+@dataclass(frozen=True)
 class Ack:
+    """One acknowledged send: its sequence number, when the client got the ack (epoch seconds) and, once
+    attributed, the cluster that stored it."""
+
     seq: int
-    payload: bytes
     ts: float
-    ledger_id: int
-    entry_id: int
-    cluster: str | None = None
+    message_id: str | None
+    cluster: str | None
+
+    @classmethod
+    def of(cls, event: Event) -> Ack:
+        return cls(event.seq or 0, event.ts_ns / 1e9, event.message_id, event.cluster)
 
 
-@dataclass
-class Workload:
-    """Sends ``seq`` payloads every ``interval`` through ``client`` and consumes them on one subscription."""
+class SteadyWorkload:
+    """Sends every ``interval`` seconds to ``topic`` through ``client`` (open loop: on time whether or not the
+    cluster answers) and consumes on one exclusive subscription; everything goes into :attr:`log`."""
 
-    client: Any
-    topic: str
-    interval: float = 0.05
-    send_timeout_ms: int = 1500
-    acks: list[Ack] = field(default_factory=list)
-    failures: int = 0
-    received: set[bytes] = field(default_factory=set)
-    _stop: threading.Event = field(default_factory=threading.Event)
-    _threads: list[threading.Thread] = field(default_factory=list)
-    consumer: Any = None
-    producer: Any = None
-
-    @property
-    def stopped(self) -> bool:
-        return self._stop.is_set()
-
-    def start(self) -> Workload:
-        import pulsar
-
-        self.consumer = create_with_retries(
-            lambda: self.client.subscribe(
-                self.topic,
-                "workload",
-                replicate_subscription_state_enabled=True,
-                initial_position=pulsar.InitialPosition.Earliest,
-            )
+    def __init__(self, client: Any, topic: str, *, interval: float = 0.05, send_timeout_ms: int = 1500) -> None:
+        self.topic = topic
+        self.log = EventLog()
+        plan = WorkloadPlan(
+            topics=[topic],
+            producers=1,
+            consumers=1,
+            subscription_type="exclusive",
+            keys=0,
+            rate_per_second=1.0 / interval,
+            message_size=0,
+            duration_s=0.0,
+            replicated_subscriptions=True,
+            send_timeout_ms=send_timeout_ms,
+            seed=0,
         )
-        self.producer = create_with_retries(
-            lambda: self.client.create_producer(self.topic, send_timeout_millis=self.send_timeout_ms)
-        )
-        self._threads = [
-            threading.Thread(target=self._produce, daemon=True),
-            threading.Thread(target=self._consume, daemon=True),
-        ]
-        for thread in self._threads:
-            thread.start()
+        self.driver = Workload(client, plan, self.log)
+        self.stopped = False
+
+    def start(self) -> SteadyWorkload:
+        self.driver.start()
         return self
 
-    def _produce(self) -> None:
-        import pulsar
+    @property
+    def events(self) -> list[Event]:
+        return self.log.snapshot()
 
-        seq = 0
-        while not self._stop.is_set():
-            seq += 1
-            payload = f"{self.topic}#{seq}".encode()
-            try:
-                msg_id = self.producer.send(payload)
-                self.acks.append(Ack(seq, payload, time.time(), msg_id.ledger_id(), msg_id.entry_id()))
-            except pulsar.PulsarException:
-                self.failures += 1
-            self._stop.wait(self.interval)
+    @property
+    def acks(self) -> list[Ack]:
+        return [Ack.of(e) for e in self.events if e.type == ACK]
 
-    def _consume(self) -> None:
-        import pulsar
-
-        while not self._stop.is_set() or not self._drained():
-            try:
-                message = self.consumer.receive(timeout_millis=500)
-            except pulsar.PulsarException:
-                continue
-            self.received.add(message.data())
-            with contextlib.suppress(pulsar.PulsarException):
-                self.consumer.acknowledge(message)
-
-    def _drained(self) -> bool:
-        return all(a.payload in self.received for a in self.acks)
+    @property
+    def failures(self) -> int:
+        return sum(1 for e in self.events if e.type == SEND_ERROR)
 
     def wait_for_acks(self, count: int, timeout: float = 60) -> None:
         """Wait until ``count`` more sends were acknowledged; raise ``TimeoutError`` after ``timeout`` seconds."""
@@ -104,25 +77,28 @@ class Workload:
         start = len(self.acks)
         while len(self.acks) < start + count:
             if time.monotonic() >= deadline:
-                raise TimeoutError(f"fewer than {count} acks in {timeout}s ({self.failures} failures)")
+                raise TimeoutError(f"fewer than {count} acks in {timeout}s ({self.failures} failed sends)")
             time.sleep(0.05)
 
     def stop(self, drain_timeout: float = 90) -> None:
         """Stop sending; keep consuming until every acknowledged send was received or the time is up."""
-        self._stop.set()
-        self._threads[0].join()
-        deadline = time.monotonic() + drain_timeout
-        while not self._drained() and time.monotonic() < deadline:
-            time.sleep(0.2)
-        self._threads[1].join(timeout=5)
+        self.stopped = True
+        self.driver.stop_sending()
+        self.driver.drain(drain_timeout)
+        self.driver.stop()
+        errors = self.driver.callback_errors
+        if errors:
+            raise RuntimeError(f"{len(errors)} send callback(s) failed, first: {errors[0]}")
 
     def lost(self) -> list[int]:
-        return [a.seq for a in self.acks if a.payload not in self.received]
+        """Sequence numbers acknowledged and never received."""
+        events = self.events
+        received = {e.seq for e in events if e.type == RECEIVE}
+        return sorted({e.seq or 0 for e in events if e.type == ACK and e.seq not in received})
 
     def attribute(self, env: PulsarHaEnvironment) -> None:
-        admins = {name: cluster.admin for name, cluster in env.clusters.items()}
-        for ack in self.acks:
-            ack.cluster = acknowledging_cluster(admins, self.topic, ack.ledger_id, ack.entry_id, ack.payload)
+        """Fill in the acknowledging cluster of every ack (and the delivering one of every receive)."""
+        self.driver.attribute_acks({name: cluster.admin for name, cluster in env.clusters.items()})
 
     def first_ack_on(self, cluster: str, after: float) -> Ack | None:
         return next((a for a in self.acks if a.ts >= after and a.cluster == cluster), None)

@@ -14,7 +14,7 @@ from pytest_pulsar_ha.checks import CheckResult, evaluate
 from pytest_pulsar_ha.history import ACK, FAULT_END, FAULT_START, SEND, Event
 from pytest_pulsar_ha.scenario.loader import parse_scenarios
 from pytest_pulsar_ha.scenario.model import Scenario
-from pytest_pulsar_ha.scenario.runner import ProviderSetup
+from pytest_pulsar_ha.scenario.provider_setup import ProviderSetup
 
 S = 1_000_000_000
 T0 = 1_700_000_000 * S
@@ -187,14 +187,18 @@ def test_an_unusable_history_fails_the_spark_expectations_with_the_reason(
 
 def test_a_switch_the_client_refused_is_in_the_history() -> None:
     from pulsar_ha_providers import EventHub, SwitchEvent, SwitchFailedEvent
-    from pytest_pulsar_ha.history import SWITCH, SWITCH_FAILED
-    from pytest_pulsar_ha.scenario.runner import _provider_events
+    from pytest_pulsar_ha.history import SWITCH, SWITCH_FAILED, EventLog
+    from pytest_pulsar_ha.scenario.provider_setup import record_provider_events
 
     hub = EventHub()
     hub.publish(SwitchFailedEvent("cluster-a", "cluster-b", "primary down for 2.0s", "update refused", ts=10.0))
+    log = EventLog()
+    unsubscribe = record_provider_events(ProviderSetup(target=None, events=hub, primary=A), log)
     hub.publish(SwitchEvent("cluster-a", "cluster-b", "primary down for 2.5s", ts=10.5))
-    events = _provider_events(ProviderSetup(target=None, events=hub, primary=A))
-    assert [(e.type, e.cluster, e.ts_ns) for e in events] == [
+    unsubscribe()
+    hub.publish(SwitchEvent("cluster-b", "cluster-a", "after the run", ts=11.0))
+    events = log.snapshot()
+    assert [(e.type, e.cluster, e.ts_ns) for e in events] == [  # the one from before the subscription too
         (SWITCH_FAILED, B, 10 * S),
         (SWITCH, B, int(10.5 * S)),
     ]
@@ -220,3 +224,10 @@ def test_a_second_checker_for_one_kind_is_refused() -> None:
 
     with pytest.raises(ValueError, match="two checkers for expectation kind 'switch'"):
         checker("switch")(lambda expectation, context: None)
+
+
+def test_every_fault_kind_of_the_model_has_its_primitive() -> None:
+    from pytest_pulsar_ha.nemesis.kinds import PRIMITIVES
+    from pytest_pulsar_ha.scenario.model import FAULT_KINDS
+
+    assert list(PRIMITIVES) == list(FAULT_KINDS)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.unit import readme_reliability
+from tests.docs import readme_reliability
 
 
 def test_the_readme_tables_are_current() -> None:

@@ -12,8 +12,7 @@ import pytest
 
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
 from pytest_pulsar_ha.workload.client_setup import create_with_retries
-
-from .helpers import receive_payloads, send_until_acked
+from tests.clients import receive_payloads, send_until_acked
 
 pytestmark = pytest.mark.real_clusters
 

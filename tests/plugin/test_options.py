@@ -94,3 +94,40 @@ def test_a_session_that_does_not_use_the_fixture_starts_nothing(pytester: pytest
     result = pytester.runpytest_subprocess("--pulsar-ha-cache-dir", str(pytester.path / "empty-cache"))
     result.assert_outcomes(passed=1)
     assert not (pytester.path / "empty-cache").exists()
+
+
+def test_tests_that_need_real_clusters_are_marked_and_deselected_without_starting_any(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.fixture
+        def namespace(pulsar_ha):
+            return "through a fixture"
+
+        def test_plain():
+            pass
+
+        def test_direct(pulsar_ha):
+            pass
+
+        def test_indirect(namespace):
+            pass
+        """
+    )
+    pytester.makefile(
+        ".pulsar-ha.yaml",
+        t="scenarios:\n  - name: s\n    workload: {duration: 5s}\n"
+        "    faults: [{kind: outage, cluster: cluster-a, at: 1s, for: 1s}]\n"
+        "    expect: [{no_loss: true}]\n",
+    )
+    selected = pytester.runpytest("--collect-only", "-q", "-m", "real_clusters")
+    listed = selected.stdout.str()
+    for name in ("::test_direct", "::test_indirect", "t.pulsar-ha.yaml::s"):
+        assert name in listed
+    assert "test_plain" not in listed
+    without = pytester.runpytest("-m", "not real_clusters")
+    without.assert_outcomes(passed=1, deselected=3)
+    assert "starting cluster" not in without.stdout.str() + without.stderr.str()

@@ -7,7 +7,7 @@ import pytest
 
 from pulsar_ha_providers import ClusterEndpoint
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.workload.steady import Workload
+from pytest_pulsar_ha.workload.steady import SteadyWorkload
 
 
 @pytest.fixture
@@ -20,13 +20,13 @@ def endpoint(pulsar_ha: PulsarHaEnvironment) -> Callable[[str], ClusterEndpoint]
 
 
 @pytest.fixture
-def run_workload(pulsar_ha: PulsarHaEnvironment, geo_namespace: str) -> Iterator[Callable[[Any, str], Workload]]:
+def run_workload(pulsar_ha: PulsarHaEnvironment, geo_namespace: str) -> Iterator[Callable[[Any, str], SteadyWorkload]]:
     """Start a steady workload on a client built from a provider; everything is closed after the test."""
-    started: list[tuple[Any, Workload]] = []
+    started: list[tuple[Any, SteadyWorkload]] = []
 
-    def start(provider: Any, topic: str = "steady") -> Workload:
+    def start(provider: Any, topic: str = "steady") -> SteadyWorkload:
         client = pulsar_ha.client(provider, operation_timeout_seconds=5)
-        workload = Workload(client, f"persistent://{geo_namespace}/{topic}").start()
+        workload = SteadyWorkload(client, f"persistent://{geo_namespace}/{topic}").start()
         started.append((client, workload))
         return workload
 

@@ -12,8 +12,7 @@ from pytest_pulsar_ha.runtime.readiness import http_get
 from pytest_pulsar_ha.runtime.topology import ordered_pairs
 from pytest_pulsar_ha.workload.client_setup import create_with_retries
 from pytest_pulsar_ha.workload.replication_probe import prove_replication
-
-from .helpers import receive_payloads
+from tests.clients import receive_payloads
 
 pytestmark = pytest.mark.real_clusters
 

@@ -57,10 +57,10 @@ def test_scenarios_and_variants_are_collected_with_ids_and_marks(scenario_dir: p
     assert all(isinstance(item, ScenarioItem) for item in items)
     marks = {item.name: sorted(m.name for m in item.iter_markers()) for item in items}
     assert marks == {
-        "primary-outage": ["failover", "pulsar_ha_scenario"],
-        "primary-outage[tcp-probe]": ["failover", "pulsar_ha_scenario"],
-        "primary-outage[slow]": ["failover", "pulsar_ha_scenario", "slow"],
-        "steady": ["pulsar_ha_scenario"],
+        "primary-outage": ["failover", "pulsar_ha_scenario", "real_clusters"],
+        "primary-outage[tcp-probe]": ["failover", "pulsar_ha_scenario", "real_clusters"],
+        "primary-outage[slow]": ["failover", "pulsar_ha_scenario", "real_clusters", "slow"],
+        "steady": ["pulsar_ha_scenario", "real_clusters"],
     }
     first = items[0]
     assert isinstance(first, ScenarioItem)

@@ -17,6 +17,7 @@ from pytest_pulsar_ha.scenario.loader import ScenarioCase, load_scenarios
 from pytest_pulsar_ha.scenario.model import (
     AutoProvider,
     ControlledProvider,
+    MaxDuplicatesExpectation,
     NativeProvider,
     SwitchBackExpectation,
     SwitchExpectation,
@@ -130,3 +131,19 @@ def test_an_on_time_switch_passes_the_shipped_window(phase: float, reconnect: fl
 @pytest.mark.parametrize("reconnect", [0.10, 0.15])
 def test_a_switch_one_check_interval_late_fails_the_shipped_window(phase: float, reconnect: float) -> None:
     assert not _switch_verdict(phase + 2.0 + 0.5 + reconnect)
+
+
+@pytest.mark.parametrize("case", _cases(), ids=lambda case: case.id)
+def test_every_shipped_scenario_states_a_duplicates_bound_no_larger_than_its_sends(case: ScenarioCase) -> None:
+    """A bound above the number of sends could never fail (each shipped file gives the bound's reason)."""
+    workload = case.scenario.workload
+    sends = (
+        workload.rate.per_second
+        * workload.duration.seconds
+        * workload.producers
+        * len(workload.topics)
+        * workload.namespaces
+    )
+    bounds = [e.max_duplicates for e in case.scenario.expect if isinstance(e, MaxDuplicatesExpectation)]
+    assert len(bounds) == 1, f"{case.id}: expected one max_duplicates expectation, found {bounds}"
+    assert bounds[0] <= sends, f"{case.id}: bound {bounds[0]} is above the {sends:.0f} sends"

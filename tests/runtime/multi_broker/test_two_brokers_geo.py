@@ -13,8 +13,8 @@ from pytest_pulsar_ha.components.failure_domains import lookup_topic, owner_id, 
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
 from pytest_pulsar_ha.runtime.topology import ClusterSpec
 from pytest_pulsar_ha.workload.replication_probe import prove_replication
+from tests.clients import receive_payloads, send_until_acked
 
-from ..integration.helpers import receive_payloads, send_until_acked
 from .conftest import EnvironmentFactory
 
 pytestmark = pytest.mark.real_clusters

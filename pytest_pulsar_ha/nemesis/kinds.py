@@ -1,0 +1,123 @@
+"""The nemesis' table: each YAML fault kind -> the primitive that applies it (a context manager factory over
+the environment's clusters, links, brokers or URL provider), and the schedule of a scenario's faults."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any
+
+from pytest_pulsar_ha.checks.faults import fault_label
+from pytest_pulsar_ha.nemesis.broker_faults import broker_fault
+from pytest_pulsar_ha.nemesis.scheduler import ScheduledFault
+from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
+from pytest_pulsar_ha.scenario.model import BROKER_FAULT_KINDS, Scenario
+
+
+def _fault_cluster(fault: Any) -> str | None:
+    if fault.kind == "replication_cut":
+        return str(fault.from_)
+    if fault.kind == "url_provider":
+        return None
+    if fault.kind == "operator_switch":
+        return str(fault.to)
+    cluster = getattr(fault, "cluster", None)
+    return None if cluster is None else str(cluster)
+
+
+def _broker_fault(env: PulsarHaEnvironment, scenario: Scenario, fault: Any) -> Any:
+    domain = scenario.topology.domain_brokers(fault.cluster, fault.domain) if fault.kind == "domain_outage" else ()
+    return broker_fault(
+        env.cluster(fault.cluster), fault.kind, broker=getattr(fault, "broker", None), domain=domain or ()
+    )
+
+
+def hit_brokers(env: PulsarHaEnvironment, scenario: Scenario) -> dict[int, tuple[str, ...]]:
+    """Fault index -> the load-manager ids of the brokers it hits (broker and domain faults only)."""
+    return {
+        index: _broker_fault(env, scenario, fault).brokers
+        for index, fault in enumerate(scenario.faults)
+        if fault.kind in BROKER_FAULT_KINDS
+    }
+
+
+Primitive = Callable[["FaultTarget", Any], Callable[[], AbstractContextManager[Any]]]
+"""What one fault kind does: given the target and the fault (its model object), a factory of the context
+manager that applies the fault on entry and undoes it on exit."""
+
+
+class FaultTarget:
+    """What faults act on: the environment, the scenario (for its topology) and the URL provider service of a
+    controlled provider (None otherwise)."""
+
+    def __init__(self, env: PulsarHaEnvironment, scenario: Scenario, url_provider: Any = None) -> None:
+        self.env = env
+        self.scenario = scenario
+        self.url_provider = url_provider
+
+
+def _operator_switch(target: FaultTarget, fault: Any) -> Callable[[], AbstractContextManager[Any]]:
+    @contextmanager
+    def switch() -> Iterator[None]:
+        target.url_provider.switch_to(fault.to)
+        yield
+
+    return switch
+
+
+def _url_provider(target: FaultTarget, fault: Any) -> Callable[[], AbstractContextManager[Any]]:
+    @contextmanager
+    def misbehaving() -> Iterator[None]:
+        target.url_provider.misbehave(fault.answer)
+        try:
+            yield
+        finally:
+            target.url_provider.misbehave(None)
+
+    return misbehaving
+
+
+def _on_broker(target: FaultTarget, fault: Any) -> Callable[[], AbstractContextManager[Any]]:
+    return _broker_fault(target.env, target.scenario, fault).make  # type: ignore[no-any-return]
+
+
+PRIMITIVES: dict[str, Primitive] = {
+    "outage": lambda t, f: lambda: t.env.cluster(f.cluster).outage(replication=f.replication),
+    "kill": lambda t, f: t.env.cluster(f.cluster).killed,
+    "pause": lambda t, f: t.env.cluster(f.cluster).paused,
+    "latency": lambda t, f: (
+        lambda: t.env.cluster(f.cluster).latency(int(f.latency.seconds * 1000), int(f.jitter.seconds * 1000))
+    ),
+    "timeout": lambda t, f: t.env.cluster(f.cluster).hang,
+    "bandwidth": lambda t, f: lambda: t.env.cluster(f.cluster).bandwidth(max(1, int(f.rate.bytes_per_second / 1024))),
+    "reset": lambda t, f: t.env.cluster(f.cluster).resetting,
+    "replication_cut": lambda t, f: lambda: t.env.replication_cut(f.from_, f.to),
+    "operator_switch": _operator_switch,
+    "url_provider": _url_provider,
+    "broker_kill": _on_broker,
+    "broker_pause": _on_broker,
+    "domain_outage": _on_broker,
+}
+"""Fault kind (the YAML name) -> its primitive."""
+
+
+def fault_context(target: FaultTarget, fault: Any) -> Callable[[], AbstractContextManager[Any]]:
+    """The primitive of ``fault``'s kind applied to ``target``."""
+    primitive = PRIMITIVES.get(fault.kind)
+    if primitive is None:  # the model rejects unknown kinds before a run
+        raise ValueError(f"fault kind {fault.kind!r} has no primitive; known: {', '.join(PRIMITIVES)}")
+    return primitive(target, fault)
+
+
+def schedule_faults(target: FaultTarget) -> list[ScheduledFault]:
+    """The scenario's faults as the nemesis runs them: start and end offsets, label and primitive."""
+    out = []
+    for index, fault in enumerate(target.scenario.faults):
+        start = fault.at.seconds
+        duration = getattr(fault, "for_", None)
+        end = start + (duration.seconds if duration is not None else 0.2)
+        if fault.kind == "operator_switch":
+            end = start + 0.01
+        make = fault_context(target, fault)
+        out.append(ScheduledFault(index, fault_label(index, fault), _fault_cluster(fault), start, end, make))
+    return out

@@ -1,0 +1,35 @@
+"""The evidence of one scenario run: the timeline picture, its HTML report and ``verdict.json``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pytest_pulsar_ha.history import Event
+from pytest_pulsar_ha.scenario.result import ScenarioResult
+
+
+def write_evidence(result: ScenarioResult, events: list[Event], evidence_dir: Path) -> None:
+    """Write the evidence files into ``evidence_dir`` and list them in ``result.evidence``."""
+    from pytest_pulsar_ha.report.timeline import render_html, render_png
+
+    title = f"{result.case_id}: {result.outcome}"
+    if events:
+        png = render_png(events, evidence_dir / "timeline.png", title)
+        result.evidence["timeline"] = png
+        summary = [
+            (c.name, "passed" if c.ok else "failed", f"{c.measured} (expected {c.expected})") for c in result.checks
+        ]
+        summary += [("problem", "failed", p) for p in result.problems]
+        result.evidence["report"] = render_html(png, evidence_dir / "report.html", title, summary, result.facts)
+    verdict = {
+        "id": result.case_id,
+        "outcome": result.outcome,
+        "seed": result.seed,
+        "problems": result.problems,
+        "checks": [c.__dict__ for c in result.checks],
+        "figures": None if result.figures is None else result.figures.to_dict(),
+        "evidence": {k: str(v) for k, v in result.evidence.items()},
+    }
+    (evidence_dir / "verdict.json").write_text(json.dumps(verdict, indent=2))
+    result.evidence["verdict"] = evidence_dir / "verdict.json"

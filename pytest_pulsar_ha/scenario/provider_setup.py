@@ -1,0 +1,120 @@
+"""The client side of a scenario's ``provider:`` block: the service-URL target a ``pulsar.Client`` gets (our
+AutoClusterFailover / ControlledClusterFailover, the native one, or a plain cluster), and the provider's events
+mapped to history events (``switch``, ``switch_failed``, ``probe``) as they happen."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_pulsar_ha.history import PROBE, SWITCH, SWITCH_FAILED, Event, EventLog
+from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
+from pytest_pulsar_ha.scenario.model import AutoProvider, ControlledProvider, NoProvider, Scenario
+
+
+def _endpoint(env: PulsarHaEnvironment, name: str) -> Any:
+    from pulsar_ha_providers import ClusterEndpoint
+
+    cluster = env.cluster(name)
+    return ClusterEndpoint(cluster.service_url, name=name, token=cluster.token, admin_url=cluster.admin_url)
+
+
+@dataclass
+class ProviderSetup:
+    target: Any  # what pulsar.Client gets as its service URL
+    events: Any = None  # an EventHub, for our providers
+    url_provider: Any = None
+    url_to_cluster: dict[str, str] = field(default_factory=dict)
+    primary: str = ""
+
+
+def build_provider(
+    env: PulsarHaEnvironment, scenario: Scenario, clusters: list[str], stack: ExitStack
+) -> ProviderSetup:
+    spec = scenario.provider
+    primary = spec.primary or clusters[0]
+    url_to_cluster = {env.cluster(n).service_url: n for n in clusters}
+    if isinstance(spec, NoProvider):  # straight to the primary (env.client takes a cluster name)
+        return ProviderSetup(primary, primary=primary, url_to_cluster=url_to_cluster)
+    secondaries = list(spec.secondaries) or [n for n in clusters if n != primary]
+    if isinstance(spec, AutoProvider):
+        from pulsar_ha_providers import AutoClusterFailover
+
+        auto = AutoClusterFailover(
+            _endpoint(env, primary),
+            [_endpoint(env, n) for n in secondaries],
+            check_interval=spec.check_interval.seconds,
+            failover_delay=spec.failover_delay.seconds,
+            switch_back_delay=spec.switch_back_delay.seconds,
+            probe=spec.probe,
+        )
+        return ProviderSetup(auto, auto.events, primary=primary, url_to_cluster=url_to_cluster)
+    if isinstance(spec, ControlledProvider):
+        from pulsar_ha_providers import ControlledClusterFailover, UrlProviderService
+
+        configs = {}
+        for name in [primary, *secondaries]:
+            config: dict[str, str] = {"serviceUrl": env.cluster(name).service_url}
+            if env.cluster(name).token:
+                config["authPluginClassName"] = "token"
+                config["authParamsString"] = f"token:{env.cluster(name).token}"
+            configs[name] = config
+        service = stack.enter_context(UrlProviderService(configs, primary))
+        controlled = ControlledClusterFailover(
+            _endpoint(env, primary), service.url, check_interval=spec.check_interval.seconds
+        )
+        return ProviderSetup(controlled, controlled.events, service, url_to_cluster, primary)
+    import pulsar
+
+    def info(name: str) -> Any:
+        return pulsar.ServiceInfo(env.cluster(name).service_url, env.cluster(name).authentication())
+
+    interval = spec.check_interval.seconds
+    native = pulsar.AutoClusterFailover(
+        info(primary),
+        [info(n) for n in secondaries],
+        check_interval_ms=max(1, int(interval * 1000)),
+        failover_threshold=max(1, math.ceil(spec.failover_delay.seconds / interval)),
+        switch_back_threshold=max(1, math.ceil(spec.switch_back_delay.seconds / interval)),
+    )
+    return ProviderSetup(native, primary=primary, url_to_cluster=url_to_cluster)
+
+
+def provider_event(setup: ProviderSetup, event: Any) -> Event | None:
+    """The history event of one provider event (None for kinds the history does not keep)."""
+    ts = int(event.ts * 1e9)
+    name = type(event).__name__
+    if name == "SwitchEvent":
+        to = setup.url_to_cluster.get(event.to_cluster, event.to_cluster)
+        return Event(ts, SWITCH, "provider", cluster=to, detail=event.reason)
+    if name == "ProbeEvent":
+        detail = json.dumps(
+            {"ok": event.ok, "probe": event.probe, "latency_s": round(event.latency_s, 4), "error": event.error}
+        )
+        return Event(ts, PROBE, "provider", cluster=event.cluster, detail=detail)
+    if name == "SwitchFailedEvent":  # decided, but the client refused it: the provider retries
+        to = setup.url_to_cluster.get(event.to_cluster, event.to_cluster)
+        return Event(ts, SWITCH_FAILED, "provider", cluster=to, detail=f"{event.reason}: {event.error}")
+    if name == "PollEvent":  # a controlled provider's poll
+        cluster = setup.url_to_cluster.get(event.service_url)
+        return Event(ts, PROBE, "provider", cluster=cluster, detail=json.dumps({"ok": event.ok, "error": event.error}))
+    return None
+
+
+def record_provider_events(setup: ProviderSetup, log: EventLog) -> Callable[[], None]:
+    """Add the provider's events to the run's sink ``log`` as they happen (and those it already had); returns the
+    unsubscribe function. The provider writes through the same sink as the workload and the nemesis."""
+    if setup.events is None:
+        return lambda: None
+
+    def record(event: Any) -> None:
+        mapped = provider_event(setup, event)
+        if mapped is not None:
+            log.add(mapped)
+
+    unsubscribe: Callable[[], None] = setup.events.subscribe(record, replay=True)
+    return unsubscribe

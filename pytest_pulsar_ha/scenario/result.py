@@ -1,0 +1,42 @@
+"""The result of one scenario run: its outcome, one verdict per expectation, problems, figures and evidence."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pytest_pulsar_ha.checks.figures import RunFigures
+from pytest_pulsar_ha.checks.result import CheckResult
+
+
+@dataclass
+class ScenarioResult:
+    case_id: str
+    outcome: str  # passed | failed | deviated | interrupted
+    seed: int
+    checks: list[CheckResult] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    evidence: dict[str, Path] = field(default_factory=dict)
+    facts: dict[str, str] = field(default_factory=dict)
+    evidence_root: Path | None = None
+    """The ``pulsar_ha_evidence_dir`` this result was written under (its index page goes there)."""
+    figures: RunFigures | None = None
+    """RTO, switch times, stranded messages and duplicates, read from the history (checks.figures)."""
+
+    @property
+    def failed_checks(self) -> list[CheckResult]:
+        return [c for c in self.checks if not c.ok]
+
+    def describe(self) -> str:
+        lines = [f"scenario {self.case_id}: {self.outcome.upper()} (seed {self.seed})"]
+        lines += [f"  - {p}" for p in self.problems]
+        for check in self.checks:
+            mark = "ok  " if check.ok else "FAIL"
+            lines.append(f"  [{mark}] {check.name}: expected {check.expected}; measured {check.measured}")
+            if check.details and not check.ok:
+                lines += [f"         {line}" for line in check.details.splitlines()]
+        if self.figures is not None:
+            lines += [f"  figures: {line}" for line in self.figures.summary().splitlines()]
+        for name, path in self.evidence.items():
+            lines.append(f"  {name}: {path}")
+        return "\n".join(lines)
