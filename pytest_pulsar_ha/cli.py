@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 from collections.abc import Sequence
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from pytest_pulsar_ha.errors import PulsarHaError
 from pytest_pulsar_ha.provisioning import DEFAULT_PULSAR_VERSION, default_cache_dir, ensure_pulsar, ensure_toxiproxy
-from pytest_pulsar_ha.runtime.topology import parse_clusters
+from pytest_pulsar_ha.runtime.topology import parse_brokers, parse_clusters
 from pytest_pulsar_ha.settings import HaSettings, build_environment, check_heap, check_version
 
 if TYPE_CHECKING:
@@ -22,8 +23,10 @@ def _say(message: str) -> None:
 
 
 def _settings(args: argparse.Namespace) -> HaSettings:
+    brokers = parse_brokers(getattr(args, "brokers", "1"), "--brokers")
+    specs = parse_clusters(args.clusters, "--clusters")
     return HaSettings(
-        clusters=tuple(parse_clusters(args.clusters, "--clusters")),
+        clusters=tuple(dataclasses.replace(spec, brokers=brokers) for spec in specs),
         pulsar_version=check_version(args.pulsar_version, "--pulsar-version"),
         heap=check_heap(args.heap, "--heap"),
     )
@@ -56,6 +59,8 @@ def cmd_smoke(args: argparse.Namespace) -> int:
         _say(f"started {', '.join(env.names)} in {env.startup_seconds:.1f}s (work dir {env.work_dir})")
         for cluster in env.clusters.values():
             _say(f"  {cluster.name}: service {cluster.service_url}  admin {cluster.admin_url}")
+            for broker in cluster.brokers:
+                _say(f"    broker {broker.id}: service {broker.service_url}")
         namespace = env.create_geo_namespace()
         results = prove_replication(env, namespace)
         workload_line, workload_ok = _smoke_workload(env, namespace)
@@ -130,6 +135,9 @@ def build_parser() -> argparse.ArgumentParser:
     provision.set_defaults(func=cmd_provision)
     smoke = sub.add_parser("smoke", help="start the clusters, prove replication both ways, stop")
     smoke.add_argument("--clusters", default="2", help="count or comma list of names")
+    smoke.add_argument(
+        "--brokers", default="1", help="brokers per cluster (1: a standalone; 2 or more: ZooKeeper, bookie, brokers)"
+    )
     smoke.add_argument("--pulsar-version", default=DEFAULT_PULSAR_VERSION)
     smoke.add_argument("--heap", default="512m")
     smoke.set_defaults(func=cmd_smoke)

@@ -78,6 +78,7 @@ class Workload:
         self._stop_sending = threading.Event()
         self._stop_receiving = threading.Event()
         self._threads: list[threading.Thread] = []
+        self._producer_threads: list[threading.Thread] = []
         self._acked: dict[tuple[str, int], Event] = {}
         self._received: set[tuple[str, int]] = set()
         self._lock = threading.Lock()
@@ -120,12 +121,14 @@ class Workload:
                     )
                 )
                 self._producers.append(producer)
-                self._spawn(self._produce, producer, topic, f"producer-{len(self._producers) - 1}")
+                thread = self._spawn(self._produce, producer, topic, f"producer-{len(self._producers) - 1}")
+                self._producer_threads.append(thread)
 
-    def _spawn(self, target: Callable[..., None], *args: Any) -> None:
+    def _spawn(self, target: Callable[..., None], *args: Any) -> threading.Thread:
         thread = threading.Thread(target=target, args=args, daemon=True)
         self._threads.append(thread)
         thread.start()
+        return thread
 
     # -- the client operations -------------------------------------------------------------------------
 
@@ -229,8 +232,16 @@ class Workload:
 
     # -- ending ----------------------------------------------------------------------------------------
 
-    def stop_sending(self) -> None:
+    def stop_sending(self, timeout_s: float | None = None) -> None:
+        """Stop issuing sends and wait until every send in flight was acknowledged or failed (each producer
+        flushes), so that :meth:`drain` knows every ack before it waits for the receipts. The wait is bounded by
+        ``timeout_s`` (default: the send timeout plus 10 s; a send timeout of 0 means 60 s)."""
         self._stop_sending.set()
+        if timeout_s is None:
+            timeout_s = (self.plan.send_timeout_ms / 1000 or 50.0) + 10.0
+        deadline = time.monotonic() + timeout_s
+        for thread in self._producer_threads:
+            thread.join(timeout=max(0.0, deadline - time.monotonic()))
 
     def drain(self, timeout_s: float) -> bool:
         """Keep consuming until every acknowledged send was received once, or the time is up."""
