@@ -39,13 +39,15 @@ PLACEMENT_PROBE = "placement"
 LOOKUP_TIMEOUT_S = 2.0
 
 
-def placement_detail(placement: GroupPlacement) -> str:
-    """The ``detail`` of a placement reading (what :func:`placement_from_detail` reads back)."""
+def placement_detail(placement: GroupPlacement, label: str | None = None) -> str:
+    """The ``detail`` of a placement reading (what :func:`placement_from_detail` reads back): ``group`` is
+    ``label`` when given (the name the scenario uses), ``pulsar_group`` the name Pulsar knows."""
     return json.dumps(
         {
             "probe": PLACEMENT_PROBE,
             "ok": True,
-            "group": placement.group,
+            "group": label or placement.group,
+            "pulsar_group": placement.group,
             "namespaces": list(placement.namespaces),
             "bundles": [
                 {"namespace": b.namespace, "bundle": b.bundle, "broker": b.broker, "domain": b.domain}
@@ -82,8 +84,11 @@ class WatchTarget:
     topics: Sequence[str]
     """``tenant/namespace/name`` of each concrete (partition) topic"""
     group: str | None = None
+    """the group's name in Pulsar"""
     tenant: str | None = None
     token: str | None = None
+    label: str | None = None
+    """the group's name in the scenario (recorded as ``group``; default: ``group``)"""
 
 
 class PlacementWatch:
@@ -117,9 +122,10 @@ class PlacementWatch:
         try:
             placement = group_placement(target.admin, target.cluster, target.group, target.tenant)
         except (AdminError, OSError, ValueError) as exc:
-            detail = json.dumps({"probe": PLACEMENT_PROBE, "ok": False, "group": target.group, "error": str(exc)})
+            label = target.label or target.group
+            detail = json.dumps({"probe": PLACEMENT_PROBE, "ok": False, "group": label, "error": str(exc)})
         else:
-            detail = placement_detail(placement)
+            detail = placement_detail(placement, target.label)
         self.record(Event(now_ns(), PROBE, WATCH_PROCESS, cluster=target.cluster, detail=detail))
 
     def _owner_event(self, topic: str) -> Event:

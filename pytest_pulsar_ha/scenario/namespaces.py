@@ -1,8 +1,12 @@
 """Where a scenario's workload runs: its namespaces (and anti-affinity group), and the failure domains it declares.
 
 A workload of one namespace without a group runs in a fresh namespace of the shared tenant (as before). One with
-several namespaces or an anti-affinity group gets a tenant of its own: PIP-7 counts the namespaces of a group per
-tenant, so namespaces of earlier scenarios (whose bundles stay owned) cannot skew the placement of this one.
+several namespaces or an anti-affinity group gets a tenant of its own, and its group gets a name of its own in
+Pulsar (``<group>-<tenant>``): ModularLoadManagerImpl counts the namespaces of a group by name across every tenant
+of the cluster (``benchmarks/pip7_placement.py --skew``), so the namespaces of earlier scenarios in the same group,
+whose bundles stay owned, would otherwise skew this one's placement (after a domain outage every new namespace of
+the group went to the domain that had been down, to even the cluster-wide count). The history records the
+scenario's name for the group.
 """
 
 from __future__ import annotations
@@ -30,6 +34,9 @@ class WorkloadNamespaces:
     """``tenant/namespace`` of each, in order"""
     tenant: str
     group: str | None = None
+    """the anti-affinity group's name in Pulsar (unique to this run)"""
+    label: str | None = None
+    """the group's name in the scenario"""
 
 
 def create_namespaces(env: PulsarHaEnvironment, scenario: Scenario, clusters: Sequence[str]) -> WorkloadNamespaces:
@@ -44,14 +51,20 @@ def create_namespaces(env: PulsarHaEnvironment, scenario: Scenario, clusters: Se
     for name in members:
         env.cluster(name).admin.put(f"tenants/{tenant}", {"adminRoles": [], "allowedClusters": members})
     namespaces = tuple(f"{tenant}/ns-{i}" for i in range(workload.namespaces))
+    label = workload.anti_affinity_group
+    group = None if label is None else pulsar_group_name(label, tenant)
     for name in members:
         admin = env.cluster(name).admin
         for namespace in namespaces:
             admin.put(f"namespaces/{namespace}", {"replication_clusters": members})
-            if workload.anti_affinity_group is not None:
-                group = workload.anti_affinity_group
+            if group is not None:
                 _with_retries(functools.partial(set_anti_affinity_group, admin, namespace, group))
-    return WorkloadNamespaces(namespaces, tenant, workload.anti_affinity_group)
+    return WorkloadNamespaces(namespaces, tenant, group, label)
+
+
+def pulsar_group_name(label: str, tenant: str) -> str:
+    """The name in Pulsar of the scenario's anti-affinity group ``label`` for the run whose tenant is ``tenant``."""
+    return f"{label}-{tenant}"
 
 
 def _with_retries(call: Callable[[], None], attempts: int = 5, pause_s: float = 1.0) -> None:

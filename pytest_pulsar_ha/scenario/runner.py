@@ -76,14 +76,16 @@ def placement_watches(
     watches = []
     for name, group in wanted.items():
         target_cluster = env.cluster(name)
+        ours = group is not None and group == spaces.label  # the workload's group: Pulsar knows it by another name
         target = WatchTarget(
             name,
             target_cluster.admin,
             [b.direct_admin_url for b in target_cluster.brokers] or [target_cluster.direct_admin_url],
             topics,
-            group,
+            spaces.group if ours else group,
             spaces.tenant,
             target_cluster.token,
+            label=group,
         )
         watches.append(PlacementWatch(target, record))
     return watches
