@@ -23,6 +23,7 @@ from pytest_pulsar_ha.components.failure_domains import (
     failure_domains,
     set_anti_affinity_group,
 )
+from pytest_pulsar_ha.components.placing import place_namespaces
 from pytest_pulsar_ha.errors import AdminError
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
 from pytest_pulsar_ha.scenario.model import Scenario
@@ -67,7 +68,19 @@ def pulsar_group_name(label: str, tenant: str) -> str:
     return f"{label}-{tenant}"
 
 
-def _with_retries(call: Callable[[], None], attempts: int = 5, pause_s: float = 1.0) -> None:
+def place_group(env: PulsarHaEnvironment, spaces: WorkloadNamespaces, topic: str, clusters: Sequence[str]) -> None:
+    """Have the load manager place the group's namespaces one at a time on every multi-broker cluster of the
+    scenario (:func:`~pytest_pulsar_ha.components.placing.place_namespaces`), before the workload looks them all
+    up at once; nothing when the workload has no group."""
+    if spaces.group is None:
+        return
+    for name in clusters:
+        cluster = env.cluster(name)
+        if cluster.brokers:
+            place_namespaces(cluster, spaces.namespaces, topic)
+
+
+def _with_retries(call: Callable[[], object], attempts: int = 5, pause_s: float = 1.0) -> None:
     """``call``, again after a server error (seen on 4.0.8: HTTP 500 "Failed to set/create
     /admin/local-policies/..." right after a namespace was created, brokers having been restarted just before)."""
     for attempt in range(attempts):

@@ -41,7 +41,12 @@ from pytest_pulsar_ha.scenario.model import (
     ReassignedExpectation,
     Scenario,
 )
-from pytest_pulsar_ha.scenario.namespaces import WorkloadNamespaces, create_namespaces, declare_domains
+from pytest_pulsar_ha.scenario.namespaces import (
+    WorkloadNamespaces,
+    create_namespaces,
+    declare_domains,
+    place_group,
+)
 from pytest_pulsar_ha.scenario.provider_setup import build_provider, record_provider_events
 from pytest_pulsar_ha.scenario.result import ScenarioResult
 from pytest_pulsar_ha.workload.driver import Workload, WorkloadPlan
@@ -163,6 +168,8 @@ def execute(
                 for name in clusters:
                     env.cluster(name).admin.put(f"persistent/{namespace}/{topic.name}/partitions", topic.partitions)
             topics.append(full)
+    first = scenario.workload.topics[0]  # its bundle is the namespace's (one bundle per namespace here)
+    place_group(env, spaces, first.name + ("-partition-0" if first.partitions else ""), clusters)
     w = scenario.workload
     plan = WorkloadPlan(
         topics,

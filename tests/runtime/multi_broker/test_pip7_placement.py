@@ -22,6 +22,7 @@ from pytest_pulsar_ha.components.failure_domains import (
     owner_id,
     set_anti_affinity_group,
 )
+from pytest_pulsar_ha.components.placing import PIP7_BROKER_SETTINGS, place_namespaces
 from pytest_pulsar_ha.runtime.admin import AdminClient
 from pytest_pulsar_ha.runtime.cluster import Cluster
 from pytest_pulsar_ha.runtime.topology import ClusterSpec
@@ -35,14 +36,7 @@ DOMAINS = {"rack-1": [0, 1], "rack-2": [2, 3]}
 
 @pytest.fixture(scope="module")
 def cluster(start_environment: EnvironmentFactory) -> Iterator[Cluster]:
-    settings = {
-        "failureDomainsEnabled": "true",
-        # The leader places a bundle from its view of who owns what, rebuilt from the brokers' load reports;
-        # by default a broker rewrites its report only on a >10 % change (or every 15 min). Seen once with the
-        # default: after a broker kill, its namespace went to the other domain, onto a broker that already held
-        # one of the group. With 0 every broker reports every 5 s (loadBalancerReportUpdateMinIntervalMillis).
-        "loadBalancerReportUpdateThresholdPercentage": "0",
-    }
+    settings = dict(PIP7_BROKER_SETTINGS)  # placement from fresh load reports (see components.placing)
     spec = ClusterSpec("cluster-a", brokers=4, broker_settings=settings)
     with start_environment(spec) as env:
         a = env.cluster("cluster-a")
@@ -62,9 +56,9 @@ def _group(cluster: Cluster, size: int) -> tuple[str, str, list[str]]:
 
 
 def _assign(cluster: Cluster, namespaces: list[str]) -> None:
-    """Look up one topic per namespace, one after the other: the load manager assigns each bundle then."""
-    for ns in namespaces:
-        lookup_topic(cluster.brokers[0].direct_admin_url, f"{ns}/t")
+    """Have the load manager place one namespace at a time, each visible in its owner's load report before the
+    next (as the scenario runner does; README, "Failure domains")."""
+    place_namespaces(cluster, namespaces, "t")
 
 
 def _placement(cluster: Cluster, tenant: str, group: str) -> GroupPlacement:
@@ -93,7 +87,6 @@ def test_group_membership_is_read_back_from_pulsar(cluster: Cluster) -> None:
     assert anti_affinity_namespaces_listed(cluster.admin, "cluster-a", group, tenant) == namespaces
 
 
-@pytest.mark.unsettled  # a clean-clone run saw 3 + 1 instead of 2 + 2 (README, Failure domains)
 def test_four_namespaces_of_a_group_are_spread_over_both_domains_and_every_broker(cluster: Cluster) -> None:
     tenant, group, namespaces = _group(cluster, 4)
     _assign(cluster, namespaces)
@@ -104,14 +97,12 @@ def test_four_namespaces_of_a_group_are_spread_over_both_domains_and_every_broke
     assert placement.spread_problems() == []
 
 
-@pytest.mark.unsettled  # a CI run saw the bundle go to the other domain: the leader's view may lag (README)
 def test_a_killed_broker_s_namespace_moves_to_the_other_broker_of_its_domain(cluster: Cluster) -> None:
     """Runs last: it leaves the cluster with 3 brokers."""
     tenant, group, namespaces = _group(cluster, 4)
     _assign(cluster, namespaces)
     before = _placement(cluster, tenant, group)
     assert before.spread_problems() == []
-    time.sleep(12)  # two report intervals: the leader's view now carries every bundle of the group
     leader = cluster.admin.get("brokers/leaderBroker")["brokerId"]
     victim_bundle = next(b for b in before.bundles if b.broker != leader)
     victim = cluster.broker(str(victim_bundle.broker))
@@ -119,6 +110,10 @@ def test_a_killed_broker_s_namespace_moves_to_the_other_broker_of_its_domain(clu
     survivor = next(b for b in cluster.brokers if b.id not in (victim.id, leader))
     began = time.monotonic()
     victim.kill()
+    while victim.id in cluster.admin.get("brokers/cluster-a"):  # its session expires (about 6 s)
+        if time.monotonic() - began > 90:
+            raise AssertionError(f"the killed broker {victim.id} is still listed after 90s")
+        time.sleep(0.5)
     while True:  # a lookup through a live broker reassigns the bundle once the victim's session expired
         try:
             owner = owner_id(lookup_topic(survivor.direct_admin_url, f"{victim_bundle.namespace}/t", timeout=10))
