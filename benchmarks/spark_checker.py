@@ -16,6 +16,7 @@ same figures: the benchmark doubles as a cross-check of the Spark jobs.
     python benchmarks/spark_checker.py                          # 1M, 10M and 50M events (long!)
     python benchmarks/spark_checker.py --sizes 200000           # a quick run
     python benchmarks/spark_checker.py --sizes 10M --masters 'local[1],local[2]'   # scaling: events/s per core
+    python benchmarks/spark_checker.py --sizes 10M --floor                      # + the no-op Spark job's time
     python benchmarks/spark_checker.py --sizes 10M --master spark://host:7077 --python-limit 0
 """
 
@@ -253,10 +254,46 @@ def spark_checker(
     figures["reorders"] = verdicts["ordering"].counts["reorders[producer]"]
     figures["reorders"] += verdicts["ordering"].counts["reorders[key]"]
     figures["allowed_cross_cluster_interleavings"] = verdicts["ordering"].counts["allowed_cross_cluster_interleavings"]
+    _stop_and_wait(spark)
+    figures["startup_s"] = started - began
+    figures["shuffle_partitions"] = partitions
+    figures["check_s"] = checked - started
+    return figures
+
+
+def spark_floor(path: Path, master: str, driver_memory: str) -> dict[str, Any]:
+    """The floor under any Spark checker: start the JVM, read the columns the checks read once, stop.
+
+    One aggregation over ts_ns, type, cluster, subscription, producer, seq, key (no shuffle): what no Spark job
+    on this file can go below, so that the report can say how much of the checker's time is start-up and scan.
+    """
+    from spark_checks.session import build_spark_session
+
+    began = time.monotonic()
+    spark = build_spark_session(master, conf={"spark.driver.memory": driver_memory})
+    started = time.monotonic()
+    row = (
+        spark.read.parquet(str(path))
+        .selectExpr(
+            "count(1) AS events",
+            "count_if(type = 'ack' AND cluster IS NOT NULL) AS acks",
+            "count_if(subscription IS NOT NULL AND producer IS NOT NULL AND key IS NOT NULL) AS receipts",
+            "max(ts_ns) AS last",
+            "max(seq) AS seq",
+        )
+        .collect()[0]
+    )
+    scanned = time.monotonic()
+    _stop_and_wait(spark)
+    return {"events": row["events"], "startup_s": started - began, "check_s": scanned - started}
+
+
+def _stop_and_wait(spark: Any) -> None:
+    """Stop the session and let its JVM exit, so that ``RUSAGE_CHILDREN`` covers it."""
     gateway = spark.sparkContext._gateway
     spark.stop()
     process = getattr(gateway, "proc", None)
-    if process is not None:  # let the JVM exit, so that RUSAGE_CHILDREN covers it
+    if process is not None:
         if process.stdin:
             process.stdin.close()
         try:
@@ -264,16 +301,12 @@ def spark_checker(
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-    figures["startup_s"] = started - began
-    figures["shuffle_partitions"] = partitions
-    figures["check_s"] = checked - started
-    return figures
 
 
 def run_checker(argv: list[str]) -> None:
     """Entry point of the measuring subprocess: run one checker, print its figures and peak memory as JSON."""
     parser = argparse.ArgumentParser()
-    parser.add_argument("checker", choices=("spark", "python"))
+    parser.add_argument("checker", choices=("spark", "python", "floor"))
     parser.add_argument("path", type=Path)
     parser.add_argument("--master", default="local[*]")
     parser.add_argument("--driver-memory", default="4g")
@@ -284,6 +317,8 @@ def run_checker(argv: list[str]) -> None:
     if args.checker == "python":
         figures = python_checker(args.path)
         figures["check_s"] = time.monotonic() - began
+    elif args.checker == "floor":
+        figures = spark_floor(args.path, args.master, args.driver_memory)
     else:
         figures = spark_checker(args.path, args.master, args.driver_memory, args.all_checks, args.shuffle_partitions)
     figures["self_maxrss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -343,6 +378,11 @@ def main() -> None:
     parser.add_argument(
         "--python-limit", type=parse_size, default=None, help="skip the Python checker above this many events"
     )
+    parser.add_argument(
+        "--floor",
+        action="store_true",
+        help="also time a no-op Spark job (JVM start, one scan of the columns read, stop): the floor under Spark",
+    )
     args = parser.parse_args()
     sizes = [parse_size(size) for size in args.sizes.split(",") if size.strip()]
     folder = args.dir or Path(tempfile.mkdtemp(prefix="spark-checker-bench-"))
@@ -365,6 +405,9 @@ def main() -> None:
         for master in masters:
             results[f"spark {master}"] = measure("spark", path, args, master)
             results[f"spark {master}"]["cores"] = cores_of(master)
+        if args.floor:
+            results[f"floor {masters[-1]}"] = measure("floor", path, args, masters[-1])
+            results[f"floor {masters[-1]}"]["cores"] = cores_of(masters[-1])
         if args.python_limit is None or size <= args.python_limit:
             results["python"] = measure("python", path, args)
             results["python"]["cores"] = 1
@@ -375,6 +418,8 @@ def main() -> None:
         if "python" in results:
             python_figures = [results["python"][f] for f in FIGURES]
             for name, figures in results.items():
+                if name.startswith("floor"):
+                    continue
                 spark_figures = [figures[f] for f in FIGURES]
                 if spark_figures != python_figures:
                     print(f"MISMATCH at {size}: {name} {spark_figures} python {python_figures}")
@@ -388,7 +433,7 @@ def main() -> None:
     for size, name, figures in rows:
         rate = size / figures["wall_s"]
         per_core = f"{rate / figures['cores']:>10,.0f}" if figures.get("cores") else f"{'?':>10}"
-        found = " ".join(f"{f.split('_')[0]}={figures[f]}" for f in FIGURES)
+        found = " ".join(f"{f.split('_')[0]}={figures[f]}" for f in FIGURES if f in figures)
         check_s = figures["check_s"]
         versus = f"{figures['x_python']:>8.2f}" if "x_python" in figures else f"{'-':>8}"
         print(
@@ -398,6 +443,7 @@ def main() -> None:
     print("wall s: the whole subprocess (Spark: JVM start included); check s: the checks alone;")
     print("events/s: events / wall s (per core: divided by the master's cores; python: 1 core);")
     print("peak MB: max RSS of the checker process or its JVM (getrusage); x python: wall s / the python checker's.")
+    print("floor: JVM start, one scan of the columns the checks read, stop (--floor): no Spark checker goes below it.")
     if not args.keep and args.dir is None:
         folder.rmdir()
 

@@ -14,8 +14,7 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from pytest_pulsar_ha.history import ACK, RECEIVE, SEND
-
+from .history_format import ACK, RECEIVE, SEND
 from .load import ORDER_COLUMNS, History, HistoryInputError, as_history, load_history
 from .messages import LAG_PERCENTILES
 from .verdict import Figure, Report, Verdict

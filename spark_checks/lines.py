@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from pytest_pulsar_ha.history import (
+from .history_format import (
     COLUMN_TYPES,
     EVENT_TYPES,
     MAX_TS_NS,
@@ -60,7 +60,7 @@ def local_files(path: str, suffixes: Iterable[str]) -> list[Path] | None:
 
 
 def truncated_tails(files: Iterable[Path]) -> list[Tail]:
-    """The truncated last line of each file that has one (see :func:`pytest_pulsar_ha.history.truncated_tail`)."""
+    """The truncated last line of each file that has one (see :func:`spark_checks.history_format.truncated_tail`)."""
     tails = []
     for path in files:
         found = truncated_tail(path)

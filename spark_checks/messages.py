@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from pytest_pulsar_ha.history import ACK, RECEIVE, SEND, SEND_ERROR
+from .history_format import ACK, RECEIVE, SEND, SEND_ERROR
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame

@@ -35,6 +35,11 @@ DEFAULT_CONF: Mapping[str, str] = {
 }
 """Laptop-sized defaults; every key can be overridden through ``conf``."""
 
+DEFAULT_JAVA_OPTIONS = "-XX:+UseParallelGC"
+"""The throughput collector: the checks are batch jobs, and on a machine of few cores the concurrent threads of the
+default collector (G1) take CPU from the tasks (about 5-10% less CPU time on a 2-core machine). Left out when the
+caller's ``java_options`` or ``spark.driver.extraJavaOptions`` choose a collector themselves."""
+
 
 _LOG4J2 = """\
 rootLogger.level = {level}
@@ -54,6 +59,11 @@ def _log4j2_file(level: str) -> Path:
     if not path.exists() or path.read_text() != text:
         path.write_text(text)
     return path
+
+
+def _chooses_collector(java_options: str) -> bool:
+    """Whether JVM options select a garbage collector (two selections would stop the JVM from starting)."""
+    return any(option.startswith("-XX:+Use") and option.endswith("GC") for option in java_options.split())
 
 
 def resolve_master(master: str | None = None) -> str:
@@ -84,6 +94,8 @@ def build_spark_session(
     settings: dict[str, str] = dict(DEFAULT_CONF)
     if not (conf and "spark.driver.extraJavaOptions" in conf):
         settings["spark.driver.extraJavaOptions"] = f"-Dlog4j2.configurationFile=file:{_log4j2_file(log_level)}"
+        if not _chooses_collector(java_options):
+            settings["spark.driver.extraJavaOptions"] += f" {DEFAULT_JAVA_OPTIONS}"
     if java_options:
         settings["spark.driver.extraJavaOptions"] = (
             f"{settings.get('spark.driver.extraJavaOptions', '')} {java_options}"
