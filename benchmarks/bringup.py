@@ -126,6 +126,7 @@ def multi_by_hand(clusters: int, brokers: int) -> float:
 
     def launch(service: Service) -> None:
         env = {**os.environ, **service.process.env}
+        service.process.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = service.process.log_path.open("ab")
         processes.append(
             subprocess.Popen(
