@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import (
     AfterValidator,
@@ -40,34 +40,6 @@ MARK_NAME_PATTERN = r"[A-Za-z_][A-Za-z0-9_]*"
 TOPIC_NAME_PATTERN = r"[A-Za-z0-9_][A-Za-z0-9_.=-]*"
 DOMAIN_NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}"
 SETTING_NAME_PATTERN = r"[A-Za-z][A-Za-z0-9_.]*"
-
-PROVIDER_KINDS = ("auto", "controlled", "native", "none")
-FAULT_KINDS = (
-    "outage",
-    "kill",
-    "pause",
-    "latency",
-    "timeout",
-    "bandwidth",
-    "reset",
-    "replication_cut",
-    "operator_switch",
-    "url_provider",
-    "broker_kill",
-    "broker_pause",
-    "domain_outage",
-)
-EXPECTATION_KINDS = (
-    "switch",
-    "switch_back",
-    "no_switch",
-    "availability",
-    "no_loss",
-    "ordering",
-    "max_duplicates",
-    "placement",
-    "reassigned",
-)
 
 _EPSILON = 1e-9  # durations are floats: 0.1s + 0.2s must still end by 0.3s
 
@@ -818,6 +790,23 @@ Expectation = Annotated[
     | Annotated[ReassignedExpectation, Tag("reassigned")],
     Discriminator(expectation_key),
 ]
+
+
+def _kind_of(model: Any) -> str:
+    """The ``kind`` literal of a provider or fault model."""
+    (kind,) = get_args(model.model_fields["kind"].annotation)
+    return str(kind)
+
+
+def _members(union: Any) -> tuple[Any, ...]:
+    """The members of an ``Annotated[A | B | ..., ...]`` union, in order."""
+    return get_args(get_args(union)[0])
+
+
+# The kinds, derived from the unions (the one place each kind is declared), in the unions' order.
+PROVIDER_KINDS: tuple[str, ...] = tuple(_kind_of(m) for m in _members(Provider))
+FAULT_KINDS: tuple[str, ...] = tuple(_kind_of(m) for m in _members(Fault))
+EXPECTATION_KINDS: tuple[str, ...] = tuple(str(get_args(m)[1].tag) for m in _members(Expectation))
 
 # -- the scenario --------------------------------------------------------------------------------------------
 
