@@ -6,9 +6,14 @@ import json
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
+
+from spark_checks.history_format import TAIL_WINDOW_BYTES as TAIL_WINDOW_BYTES
+from spark_checks.history_format import truncated_tail as truncated_tail
 
 from .events import COLUMN_TYPES, EVENT_COLUMNS, PARQUET_SUFFIX, Event
+
+# truncated_tail: one rule for a history cut mid-line, shared with the checker (which imports nothing from here).
 
 
 def arrow_schema() -> Any:
@@ -29,40 +34,6 @@ def _arrow_table(events: Iterable[Event]) -> Any:
         for name in EVENT_COLUMNS:
             columns[name].append(getattr(event, name))
     return pa.Table.from_pydict(columns, schema=arrow_schema())
-
-
-TAIL_WINDOW_BYTES: Final = 1 << 20
-"""How far back from the end of a file :func:`truncated_tail` looks for the start of the last line."""
-
-
-def truncated_tail(path: str | os.PathLike[str]) -> tuple[int, str] | None:
-    """(line number, text) of the last line of a JSON Lines file when a run was killed while writing it, else None.
-
-    A truncated line is the file's last line, without the newline that ends every whole line, and not a valid
-    JSON object. A bad line that ends with a newline is not truncated: it is bad input.
-    """
-    with open(path, "rb") as stream:
-        size = stream.seek(0, os.SEEK_END)
-        if size == 0:
-            return None
-        stream.seek(max(0, size - TAIL_WINDOW_BYTES))
-        tail = stream.read()
-        if tail.endswith(b"\n"):
-            return None
-        start = tail.rfind(b"\n") + 1
-        if start == 0 and size > len(tail):
-            return None  # a last line longer than the window: no event is that long, let the reader judge it
-        text = tail[start:].decode("utf-8", errors="replace")
-        if not text.strip():
-            return None
-        try:
-            if isinstance(json.loads(text), dict):
-                return None
-        except ValueError:
-            pass
-        stream.seek(0)
-        newlines = sum(chunk.count(b"\n") for chunk in iter(lambda: stream.read(1 << 16), b""))
-    return newlines + 1, text
 
 
 def iter_events_jsonl(path: str | os.PathLike[str]) -> Iterator[Event]:
