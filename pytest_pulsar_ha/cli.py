@@ -1,4 +1,5 @@
-"""The ``pulsar-ha`` command: provision, smoke-test the environment, serve a URL provider, reap leftovers."""
+"""The ``pulsar-ha`` command: provision, smoke-test the environment, serve a URL provider, reap leftovers, migrate
+(PIP-188, :mod:`pytest_pulsar_ha.cli_migrate`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from pytest_pulsar_ha.cli_migrate import add_migrate_parser
 from pytest_pulsar_ha.errors import PulsarHaError
 from pytest_pulsar_ha.provisioning import DEFAULT_PULSAR_VERSION, default_cache_dir, ensure_pulsar, ensure_toxiproxy
 from pytest_pulsar_ha.runtime.topology import parse_brokers, parse_clusters
@@ -149,6 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     provider.set_defaults(func=cmd_url_provider)
     reap = sub.add_parser("reap", help="kill processes left by a run that was killed")
     reap.set_defaults(func=cmd_reap)
+    add_migrate_parser(sub)
     return parser
 
 
@@ -163,7 +166,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("pulsar-ha: interrupted; every started process was stopped", file=sys.stderr)
         return 130
-    print(f"({time.monotonic() - started:.0f}s)")
+    if not getattr(args, "json", False):  # --json output is one JSON document
+        print(f"({time.monotonic() - started:.0f}s)")
     return code
 
 

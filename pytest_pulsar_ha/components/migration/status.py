@@ -71,10 +71,22 @@ def topic_path(topic: str) -> str:
     return f"{domain}/{tenant}/{namespace}/{urllib.parse.quote(name, safe='')}"
 
 
-def topics_of(admin: AdminClient, namespace: str) -> list[str]:
-    """Every persistent topic of ``namespace`` (partitions listed one by one), sorted."""
+def is_system_topic(topic: str) -> bool:
+    """Pulsar's own topics (``__change_events``, ``__transaction_buffer_snapshot``, ...): their local name starts
+    with ``__``. Blue's migration check skips them (4.0.2+, apache/pulsar#23767), so they never migrate."""
+    _, _, rest = topic.partition("://")
+    return rest.split("/", 2)[-1].startswith("__")
+
+
+def topics_of(admin: AdminClient, namespace: str, *, include_system: bool = False) -> list[str]:
+    """Every persistent topic of ``namespace`` (partitions listed one by one), sorted; Pulsar's own topics only
+    with ``include_system`` (they never migrate, see :func:`is_system_topic`)."""
     listed = admin.get(f"persistent/{namespace}") or []
-    return sorted(t for t in listed if isinstance(t, str) and t.startswith("persistent://"))
+    return sorted(
+        t
+        for t in listed
+        if isinstance(t, str) and t.startswith("persistent://") and (include_system or not is_system_topic(t))
+    )
 
 
 def topic_status(admin: AdminClient, topic: str) -> TopicStatus:

@@ -16,10 +16,13 @@ so producers of those topics are not taken back by blue; see :func:`rollback` an
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from pytest_pulsar_ha.components.migration.endpoints import CLUSTER_URL_KEYS, ClusterEndpoint, target_url_problems
-from pytest_pulsar_ha.errors import PulsarHaError
+from pytest_pulsar_ha.errors import AdminError, PulsarHaError
 
 
 class MigrationError(PulsarHaError):
@@ -34,26 +37,50 @@ def _check_target(green: ClusterEndpoint) -> dict[str, str]:
     return body
 
 
-def start_migration(blue: ClusterEndpoint, green: ClusterEndpoint, namespaces: Sequence[str] | None) -> None:
-    """Turn the migration on: the whole of blue (``namespaces`` None) or those namespaces (``tenant/ns``)."""
+@dataclass(frozen=True)
+class AdminCall:
+    """One admin REST call on blue, as :func:`start_migration` makes it (and a dry run prints it)."""
+
+    method: str
+    path: str
+    """relative to ``/admin/v2/``"""
+    body: Any
+
+    def describe(self, admin_url: str) -> str:
+        return f"{self.method} {admin_url.rstrip('/')}/admin/v2/{self.path} {json.dumps(self.body)}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"method": self.method, "path": f"/admin/v2/{self.path}", "body": self.body}
+
+
+def start_calls(blue: ClusterEndpoint, green: ClusterEndpoint, namespaces: Sequence[str] | None) -> list[AdminCall]:
+    """The calls :func:`start_migration` makes on blue, in order (raises :class:`MigrationError` when the target
+    URL cannot be followed by clients, or when ``namespaces`` is empty)."""
     body = _check_target(green)
-    admin = blue.admin()
     if namespaces is None:
-        admin.post(f"clusters/{blue.name}/migrate?migrated=true", body)
-        return
+        return [AdminCall("POST", f"clusters/{blue.name}/migrate?migrated=true", body)]
     if not namespaces:
         raise MigrationError("no namespace to migrate: name at least one (tenant/namespace) or migrate the cluster")
-    admin.post(f"clusters/{blue.name}/migrate?migrated=false", body)
-    for namespace in namespaces:
-        admin.post(f"namespaces/{namespace}/migration", True)
+    return [
+        AdminCall("POST", f"clusters/{blue.name}/migrate?migrated=false", body),
+        *(AdminCall("POST", f"namespaces/{namespace}/migration", True) for namespace in namespaces),
+    ]
+
+
+def start_migration(blue: ClusterEndpoint, green: ClusterEndpoint, namespaces: Sequence[str] | None) -> None:
+    """Turn the migration on: the whole of blue (``namespaces`` None) or those namespaces (``tenant/ns``)."""
+    admin = blue.admin()
+    for call in start_calls(blue, green, namespaces):
+        admin.call(call.method, call.path, call.body)
 
 
 def rollback_migration(blue: ClusterEndpoint, namespaces: Sequence[str] | None) -> None:
     """Turn the flags off again (whole cluster, or the namespaces). Topics already migrated stay terminated."""
     admin = blue.admin()
     if namespaces is None:
-        current = admin.get(f"clusters/{blue.name}/migrate") or {}
-        url = current.get("migratedClusterUrl") or {}
+        url = migration_state(blue).get("migratedClusterUrl") or {}
+        if not isinstance(url, dict):
+            url = {}
         body = {k: v for k, v in url.items() if k in CLUSTER_URL_KEYS and v}
         admin.post(f"clusters/{blue.name}/migrate?migrated=false", body)
         return
@@ -62,6 +89,15 @@ def rollback_migration(blue: ClusterEndpoint, namespaces: Sequence[str] | None) 
 
 
 def migration_state(blue: ClusterEndpoint) -> dict[str, object]:
-    """Blue's cluster migration policy: ``{"migrated": bool, "migratedClusterUrl": {...} | None}``."""
-    answer = blue.admin().get(f"clusters/{blue.name}/migrate")
+    """Blue's cluster migration policy: ``{"migrated": bool, "migratedClusterUrl": {...} | None}``.
+
+    4.0.8 answers 404 "Cluster does not exist" until the cluster policies were written once (no migration was
+    ever started): that is read as not migrated, without URL.
+    """
+    try:
+        answer = blue.admin().get(f"clusters/{blue.name}/migrate")
+    except AdminError as exc:
+        if exc.status != 404:
+            raise
+        answer = None
     return answer if isinstance(answer, dict) else {"migrated": False, "migratedClusterUrl": None}
