@@ -32,6 +32,7 @@ ENV_KEY = pytest.StashKey["PulsarHaEnvironment"]()
 POOL_KEY = pytest.StashKey["EnvironmentPool"]()
 SETUP_START_KEY = pytest.StashKey[float]()
 FAILURE_LOGS_KEY = pytest.StashKey[list[tuple[str, list[str]]]]()
+MARKED_ENV_KEY = pytest.StashKey["PulsarHaEnvironment"]()
 
 _OPTIONS: list[tuple[str, str, str]] = [
     # (name, default, help)
@@ -137,6 +138,11 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "real_clusters: needs real Pulsar clusters; a failure reports what the brokers logged meanwhile"
     )
+    config.addinivalue_line(
+        "markers",
+        f"{CLUSTERS_MARK}(*cluster_specs): the test runs on an environment of these ClusterSpecs (fixture "
+        "pulsar_ha_marked_environment), shared by every test and scenario of the same topology and started once",
+    )
     try:
         config.stash[SETTINGS_KEY] = settings_from_config(config)
     except ConfigurationError as exc:
@@ -210,7 +216,22 @@ def pulsar_ha(
         del pytestconfig.stash[ENV_KEY]
 
 
-REAL_CLUSTER_FIXTURES = frozenset({"pulsar_ha", "pulsar_ha_environments"})
+@pytest.fixture
+def pulsar_ha_marked_environment(
+    request: pytest.FixtureRequest, pulsar_ha_environments: EnvironmentPool
+) -> PulsarHaEnvironment:
+    """The environment of the test's ``@pytest.mark.pulsar_ha_clusters(ClusterSpec(...), ...)`` (from the session
+    pool: started once per topology, the tests of one topology run together, after those of the session's)."""
+    specs = getattr(request.node, "environment_specs", None)
+    if specs is None:
+        pytest.fail(f"pulsar_ha_marked_environment needs @pytest.mark.{CLUSTERS_MARK}(ClusterSpec(...), ...)", False)
+    env = pulsar_ha_environments.get(specs)
+    request.node.stash[MARKED_ENV_KEY] = env
+    return env
+
+
+CLUSTERS_MARK = "pulsar_ha_clusters"
+REAL_CLUSTER_FIXTURES = frozenset({"pulsar_ha", "pulsar_ha_environments", "pulsar_ha_marked_environment"})
 """Fixtures that start real clusters: a test that asks for one (directly or through its fixtures) is marked."""
 
 
@@ -218,10 +239,12 @@ REAL_CLUSTER_FIXTURES = frozenset({"pulsar_ha", "pulsar_ha_environments"})
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark every test that needs real clusters ``real_clusters`` (scenarios, and tests that use the
     environment fixtures), so ``-m "not real_clusters"`` selects exactly what runs without a cluster. Then run the
-    scenarios that need an environment of their own last, grouped by topology (each starts once)."""
+    scenarios and ``pulsar_ha_clusters``-marked tests that need an environment of their own last, grouped by
+    topology (each starts once)."""
     from pytest_pulsar_ha.scenario.collect import ScenarioItem
 
     for item in items:
+        _apply_clusters_mark(item)
         uses = REAL_CLUSTER_FIXTURES.intersection(getattr(item, "fixturenames", ()))
         if (uses or isinstance(item, ScenarioItem)) and item.get_closest_marker("real_clusters") is None:
             item.add_marker(pytest.mark.real_clusters)
@@ -232,6 +255,25 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return None if specs is None else topology_key(specs)
 
     items[:] = order_by_key(items, key_of)
+
+
+def _apply_clusters_mark(item: pytest.Item) -> None:
+    """``@pytest.mark.pulsar_ha_clusters(ClusterSpec(...), ...)`` -> ``item.environment_specs`` (what the ordering
+    groups by and :func:`pulsar_ha_marked_environment` starts)."""
+    mark = item.get_closest_marker(CLUSTERS_MARK)
+    if mark is None:
+        return
+    specs = tuple(mark.args)
+    if not specs or not all(isinstance(spec, ClusterSpec) for spec in specs) or mark.kwargs:
+        raise pytest.UsageError(
+            f"{item.nodeid}: @pytest.mark.{CLUSTERS_MARK} takes one or more ClusterSpec arguments "
+            "(from pytest_pulsar_ha.runtime.topology), e.g. "
+            f"@pytest.mark.{CLUSTERS_MARK}(ClusterSpec('blue'), ClusterSpec('green'))"
+        )
+    names = [spec.name for spec in specs]
+    if len(set(names)) != len(names):
+        raise pytest.UsageError(f"{item.nodeid}: @pytest.mark.{CLUSTERS_MARK} names a cluster twice: {names}")
+    item.environment_specs = specs  # type: ignore[attr-defined]
 
 
 @pytest.fixture(autouse=True)
@@ -250,6 +292,9 @@ def _pulsar_ha_heal(request: pytest.FixtureRequest) -> Iterator[None]:
         env = request.config.stash.get(ENV_KEY, None)
         if env is not None:
             env.heal()
+    marked = request.node.stash.get(MARKED_ENV_KEY, None)
+    if marked is not None:
+        marked.heal()
 
 
 @pytest.fixture(scope="session")
