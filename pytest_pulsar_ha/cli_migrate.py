@@ -173,8 +173,9 @@ def _run_step(out: _Output, migration: ClusterMigration, args: argparse.Namespac
     step = args.step
     if step == "preflight":
         problems = migration.preflight()
-        out.put(scope=migration.scope())
         _problems(out, problems)
+        if not any(p.code == "blue-unreachable" for p in problems):
+            out.put(scope=migration.scope())
         return EXIT_PROBLEMS if problems else EXIT_OK
     if step == "prepare":
         actions = migration.prepare()

@@ -56,6 +56,8 @@ def _url_problem(key: str, value: Any, scheme: str) -> str | None:
     parsed = urllib.parse.urlsplit(value)
     if parsed.scheme != scheme:
         return f"{key} {value!r} must start with {scheme}://"
+    if "," in (parsed.netloc or ""):
+        return f"{key} {value!r} lists several hosts; a migration target is one URL clients look topics up on"
     try:
         port = parsed.port
     except ValueError:
@@ -64,8 +66,6 @@ def _url_problem(key: str, value: Any, scheme: str) -> str | None:
         return f"{key} {value!r} names no host"
     if port is None or port == 0:
         return f"{key} {value!r} names no port (clients would not know where to connect)"
-    if "," in (parsed.netloc or ""):
-        return f"{key} {value!r} lists several hosts; a migration target is one URL clients look topics up on"
     return None
 
 
