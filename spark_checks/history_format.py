@@ -27,6 +27,9 @@ SWITCH: Final = "switch"
 SWITCH_FAILED: Final = "switch_failed"
 FAULT_START: Final = "fault_start"
 FAULT_END: Final = "fault_end"
+MIGRATION_START: Final = "migration_start"
+MIGRATED: Final = "migrated"
+MIGRATION_END: Final = "migration_end"
 
 EVENT_TYPES: Final[tuple[str, ...]] = (
     SEND,
@@ -38,6 +41,9 @@ EVENT_TYPES: Final[tuple[str, ...]] = (
     SWITCH_FAILED,
     FAULT_START,
     FAULT_END,
+    MIGRATION_START,
+    MIGRATED,
+    MIGRATION_END,
 )
 """Every valid value of the ``type`` column."""
 MESSAGE_EVENT_TYPES: Final[tuple[str, ...]] = (SEND, ACK, SEND_ERROR, RECEIVE)

@@ -21,6 +21,8 @@ def fault_label(index: int, fault: Any) -> str:
         return f"#{index} url_provider {fault.answer}"
     if kind == "operator_switch":
         return f"#{index} operator_switch ->{fault.to}"
+    if kind == "migrate":
+        return f"#{index} migrate {fault.from_}->{fault.to}"
     if kind in ("broker_kill", "broker_pause"):
         return f"#{index} {kind} {fault.cluster}/{fault.broker}"
     if kind == "domain_outage":

@@ -14,6 +14,10 @@ the ``detail`` of both). Nothing comes from a component's own account of what it
 - **stranded**: sends acknowledged by the faulted cluster before the clients switched away that were received
   only after that switch (they waited for replication or for the cluster to come back), with the longest wait
   (first receipt minus the switch), and those never received. None when the clients did not switch.
+- **migrations** (PIP-188, from each ``migration_start`` event): seconds from the start to the first send
+  acknowledged by the target (producers redirected) and to the first message it delivered (consumers
+  redirected, after draining blue), the sends issued in between (the move), the topics blue marked migrated
+  (``migrated`` events) and when blue was done (``migration_end``).
 - **duplicates**: receipts of a message (producer, seq) already received on the same subscription; each is
   attributed to the last switch before it (or to none, before any switch) and counted per delivering cluster
   (the receive's ``cluster``, read from the brokers' storage by :mod:`pytest_pulsar_ha.workload.attribution`).
@@ -22,10 +26,22 @@ the ``detail`` of both). Nothing comes from a component's own account of what it
 from __future__ import annotations
 
 import bisect
+import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
-from pytest_pulsar_ha.history import ACK, FAULT_END, FAULT_START, RECEIVE, SWITCH, Event
+from pytest_pulsar_ha.history import (
+    ACK,
+    FAULT_END,
+    FAULT_START,
+    MIGRATED,
+    MIGRATION_END,
+    MIGRATION_START,
+    RECEIVE,
+    SEND,
+    SWITCH,
+    Event,
+)
 
 NS = 1e9
 
@@ -58,6 +74,32 @@ class FaultFigures:
 
 
 @dataclass(frozen=True)
+class MigrationFigures:
+    blue: str | None
+    green: str | None
+    producers_redirected_s: float | None
+    """start -> first send acknowledged by green (None: never)"""
+    consumers_redirected_s: float | None
+    """start -> first message delivered by green (None: never)"""
+    sent_during_move: int
+    """sends issued between the start and the first ack by green"""
+    topics_migrated: int
+    done_s: float | None
+    """start -> blue reported every topic done (``migration_end``; None: never)"""
+
+    def summary(self) -> str:
+        parts = [
+            f"migration {self.blue}->{self.green}: producers redirected "
+            + _seconds(self.producers_redirected_s, "never"),
+            "consumers " + _seconds(self.consumers_redirected_s, "never"),
+            f"{self.sent_during_move} sends during the move",
+            f"{self.topics_migrated} topic(s) migrated",
+            "done " + _seconds(self.done_s, "never"),
+        ]
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True)
 class SwitchDuplicates:
     switch_at_s: float | None
     """seconds after the first event of the history; None for duplicates before any switch"""
@@ -78,13 +120,14 @@ class RunFigures:
     receipts_by_cluster: dict[str, int] = field(default_factory=dict)
     """receipts per delivering cluster (the receive events' ``cluster``; ``unknown`` when it is null)"""
     duplicates_by_cluster: dict[str, int] = field(default_factory=dict)
+    migrations: tuple[MigrationFigures, ...] = ()
 
     @property
     def duplicate_ratio(self) -> float:
         return self.duplicates / self.receipts if self.receipts else 0.0
 
     def summary(self) -> str:
-        lines = [f.summary() for f in self.faults]
+        lines = [f.summary() for f in self.faults] + [m.summary() for m in self.migrations]
         dup = f"duplicates {self.duplicates} of {self.receipts} receipts ({self.duplicate_ratio:.0%})"
         caused = [
             f"{d.duplicates} after the switch to {d.to_cluster} at {d.switch_at_s:.1f}s"
@@ -212,4 +255,32 @@ def run_figures(events: Sequence[Event]) -> RunFigures:
                 stranded_never_received=never,
             )
         )
-    return RunFigures(receipts, duplicates, attributed, tuple(faults), by_cluster, dup_by_cluster)
+    return RunFigures(receipts, duplicates, attributed, tuple(faults), by_cluster, dup_by_cluster, _migrations(ordered))
+
+
+def _migrations(ordered: Sequence[Event]) -> tuple[MigrationFigures, ...]:
+    out = []
+    for start in (e for e in ordered if e.type == MIGRATION_START):
+        try:
+            green = json.loads(start.detail or "{}").get("to")
+        except (ValueError, AttributeError):
+            green = None
+        after = [e for e in ordered if e.ts_ns >= start.ts_ns]
+        ack = next((e for e in after if e.type == ACK and e.cluster == green), None)
+        receipt = next((e for e in after if e.type == RECEIVE and e.cluster == green), None)
+        end = next((e for e in after if e.type == MIGRATION_END and e.cluster == start.cluster), None)
+        moved_until = ack.ts_ns if ack is not None else None
+        out.append(
+            MigrationFigures(
+                blue=start.cluster,
+                green=green,
+                producers_redirected_s=None if ack is None else (ack.ts_ns - start.ts_ns) / NS,
+                consumers_redirected_s=None if receipt is None else (receipt.ts_ns - start.ts_ns) / NS,
+                sent_during_move=sum(
+                    1 for e in after if e.type == SEND and (moved_until is None or e.ts_ns < moved_until)
+                ),
+                topics_migrated=len({e.topic for e in after if e.type == MIGRATED and e.cluster == start.cluster}),
+                done_s=None if end is None else (end.ts_ns - start.ts_ns) / NS,
+            )
+        )
+    return tuple(out)

@@ -18,6 +18,7 @@ from pytest_pulsar_ha.scenario.model import (
     SwitchExpectation,
     SwitchSpec,
 )
+from pytest_pulsar_ha.scenario.quantities import Duration
 
 
 def _first_ack(events: Sequence[Event], cluster: str, after_ns: int) -> Event | None:
@@ -28,41 +29,48 @@ def _fmt(seconds: float) -> str:
     return f"{seconds:.2f}s"
 
 
-@checker("switch")
-@checker("switch_back")
-def judge_window(expectation: SwitchExpectation | SwitchBackExpectation, context: CheckContext) -> CheckResult:
-    """switch / switch_back: the first ack by the target cluster, measured from the recorded fault start or end."""
+def window_check(
+    kind: str, to: str, within: tuple[Duration, Duration], of: str, fault_index: int, context: CheckContext
+) -> CheckResult:
+    """The first ack by ``to`` after the recorded start or end (``of``) of fault ``fault_index``, inside
+    ``within``; used by every window expectation (switch, switch_back, producers_redirected)."""
     scenario, events, faults = context.scenario, context.events, context.faults
-    kind = expectation.kind
-    if isinstance(expectation, SwitchExpectation):
-        spec: SwitchSpec | SwitchBackSpec = expectation.switch
-        of = expectation.switch.of
-    else:
-        spec, of = expectation.switch_back, "fault_end"
     what = of.removeprefix("fault_")
-    lo, hi = spec.within
-    expected = f"first ack by {spec.to} within [{lo}, {hi}] of fault #{spec.fault} {what}"
-    if spec.fault >= len(scenario.faults):
-        return CheckResult(kind, False, expected, f"the scenario has no fault #{spec.fault}")
-    fault = scenario.faults[spec.fault]
+    lo, hi = within
+    expected = f"first ack by {to} within [{lo}, {hi}] of fault #{fault_index} {what}"
+    if fault_index >= len(scenario.faults):
+        return CheckResult(kind, False, expected, f"the scenario has no fault #{fault_index}")
+    fault = scenario.faults[fault_index]
     if of == "fault_end" and fault.end is None:
         return CheckResult(
             kind,
             False,
             expected,
-            f"fault #{spec.fault} ({fault.kind}) is instant: it has no end to measure from (use of: fault_start)",
+            f"fault #{fault_index} ({fault.kind}) is instant: it has no end to measure from (use of: fault_start)",
         )
-    recorded = faults.get(spec.fault, RecordedFault())
+    recorded = faults.get(fault_index, RecordedFault())
     ref = recorded.started_ns if of == "fault_start" else recorded.ended_ns
     if ref is None:
         return CheckResult(
-            kind, False, expected, f"no {of} event for fault #{spec.fault} in the history: it never {what}ed"
+            kind, False, expected, f"no {of} event for fault #{fault_index} in the history: it never {what}ed"
         )
-    first = _first_ack(events, spec.to, ref)
+    first = _first_ack(events, to, ref)
     if first is None:
-        return CheckResult(kind, False, expected, f"no send acknowledged by {spec.to} after it")
+        return CheckResult(kind, False, expected, f"no send acknowledged by {to} after it")
     took = (first.ts_ns - ref) / 1e9
     return CheckResult(kind, lo.seconds <= took <= hi.seconds, expected, _fmt(took))
+
+
+@checker("switch")
+@checker("switch_back")
+def judge_window(expectation: SwitchExpectation | SwitchBackExpectation, context: CheckContext) -> CheckResult:
+    """switch / switch_back: the first ack by the target cluster, measured from the recorded fault start or end."""
+    if isinstance(expectation, SwitchExpectation):
+        spec: SwitchSpec | SwitchBackSpec = expectation.switch
+        of = expectation.switch.of
+    else:
+        spec, of = expectation.switch_back, "fault_end"
+    return window_check(expectation.kind, spec.to, spec.within, of, spec.fault, context)
 
 
 @checker("no_switch")

@@ -30,6 +30,12 @@ FAULT_START: Final = "fault_start"
 """A fault began on ``cluster``; ``detail`` names it."""
 FAULT_END: Final = "fault_end"
 """A fault was undone on ``cluster``."""
+MIGRATION_START: Final = "migration_start"
+"""An operator started a PIP-188 migration of ``cluster`` (blue); ``detail`` names the target and scope."""
+MIGRATED: Final = "migrated"
+"""Blue marked ``topic`` migrated (its ledger terminated, property ``migrated=true``), as read from blue."""
+MIGRATION_END: Final = "migration_end"
+"""Every topic of the migration is done on ``cluster`` (blue): migrated, nobody left on it, no backlog."""
 
 EVENT_TYPES: Final[tuple[str, ...]] = (
     SEND,
@@ -41,6 +47,9 @@ EVENT_TYPES: Final[tuple[str, ...]] = (
     SWITCH_FAILED,
     FAULT_START,
     FAULT_END,
+    MIGRATION_START,
+    MIGRATED,
+    MIGRATION_END,
 )
 """Every valid value of the ``type`` column."""
 MESSAGE_EVENT_TYPES: Final[tuple[str, ...]] = (SEND, ACK, SEND_ERROR, RECEIVE)

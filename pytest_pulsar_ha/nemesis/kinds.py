@@ -21,6 +21,8 @@ def _fault_cluster(fault: Any) -> str | None:
         return None
     if fault.kind == "operator_switch":
         return str(fault.to)
+    if fault.kind == "migrate":
+        return str(fault.from_)
     cluster = getattr(fault, "cluster", None)
     return None if cluster is None else str(cluster)
 
@@ -47,13 +49,16 @@ manager that applies the fault on entry and undoes it on exit."""
 
 
 class FaultTarget:
-    """What faults act on: the environment, the scenario (for its topology) and the URL provider service of a
-    controlled provider (None otherwise)."""
+    """What faults act on: the environment, the scenario (for its topology), the URL provider service of a
+    controlled provider and the scenario's migrations (None when it has none)."""
 
-    def __init__(self, env: PulsarHaEnvironment, scenario: Scenario, url_provider: Any = None) -> None:
+    def __init__(
+        self, env: PulsarHaEnvironment, scenario: Scenario, url_provider: Any = None, migrations: Any = None
+    ) -> None:
         self.env = env
         self.scenario = scenario
         self.url_provider = url_provider
+        self.migrations = migrations
 
 
 def _operator_switch(target: FaultTarget, fault: Any) -> Callable[[], AbstractContextManager[Any]]:
@@ -63,6 +68,15 @@ def _operator_switch(target: FaultTarget, fault: Any) -> Callable[[], AbstractCo
         yield
 
     return switch
+
+
+def _migrate(target: FaultTarget, fault: Any) -> Callable[[], AbstractContextManager[Any]]:
+    @contextmanager
+    def migrating() -> Iterator[None]:
+        target.migrations.start(fault)  # rolled back when the scenario ends, not at the entry's end
+        yield
+
+    return migrating
 
 
 def _url_provider(target: FaultTarget, fault: Any) -> Callable[[], AbstractContextManager[Any]]:
@@ -97,6 +111,7 @@ PRIMITIVES: dict[str, Primitive] = {
     "broker_kill": _on_broker,
     "broker_pause": _on_broker,
     "domain_outage": _on_broker,
+    "migrate": _migrate,
 }
 """Fault kind (the YAML name) -> its primitive."""
 
@@ -116,7 +131,7 @@ def schedule_faults(target: FaultTarget) -> list[ScheduledFault]:
         start = fault.at.seconds
         duration = getattr(fault, "for_", None)
         end = start + (duration.seconds if duration is not None else 0.2)
-        if fault.kind == "operator_switch":
+        if fault.kind in ("operator_switch", "migrate"):
             end = start + 0.01
         make = fault_context(target, fault)
         out.append(ScheduledFault(index, fault_label(index, fault), _fault_cluster(fault), start, end, make))

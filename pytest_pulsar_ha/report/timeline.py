@@ -13,7 +13,19 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 
-from pytest_pulsar_ha.history import ACK, FAULT_END, FAULT_START, PROBE, RECEIVE, SEND_ERROR, SWITCH, Event
+from pytest_pulsar_ha.history import (
+    ACK,
+    FAULT_END,
+    FAULT_START,
+    MIGRATED,
+    MIGRATION_END,
+    MIGRATION_START,
+    PROBE,
+    RECEIVE,
+    SEND_ERROR,
+    SWITCH,
+    Event,
+)
 
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#17becf"]
 
@@ -72,6 +84,16 @@ def render_png(events: Sequence[Event], path: Path, title: str) -> Path:
             x = (event.ts_ns - t0) / 1e9
             ax_lanes.axvline(x, color="black", lw=1, ls="--")
             ax_lanes.text(x, -0.6, f" switch -> {event.cluster}", fontsize=8, rotation=0)
+    marks = {MIGRATION_START: ("#6a3d9a", "migration"), MIGRATION_END: ("#6a3d9a", "migrated (all)")}
+    migrated = [(e.ts_ns - t0) / 1e9 for e in events if e.type == MIGRATED]
+    if migrated:
+        ax_lanes.scatter(migrated, [-0.45] * len(migrated), s=14, marker="v", color="#6a3d9a", label="topic migrated")
+    for event in events:
+        if event.type in marks:
+            x = (event.ts_ns - t0) / 1e9
+            shade, text = marks[event.type]
+            ax_lanes.axvline(x, color=shade, lw=1.2, ls="-.")
+            ax_lanes.text(x, len(clusters) - 0.6, f" {text} {event.cluster}", fontsize=8, color=shade)
     ax_lanes.set_yticks(range(len(clusters)), clusters)
     ax_lanes.set_ylim(-0.8, len(clusters) - 0.1)
     ax_lanes.set_title(title, fontsize=11, loc="left")

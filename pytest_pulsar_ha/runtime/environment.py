@@ -6,7 +6,7 @@ import atexit
 import contextlib
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -144,17 +144,24 @@ class PulsarHaEnvironment:
             return pulsar.Client(target.service_url, **{**self.client_options, **options})
         return pulsar.Client(cluster, **{**self.client_options, **options})
 
-    def create_geo_namespace(self, name: str | None = None, clusters: Sequence[str] | None = None) -> str:
-        """Create ``pulsar-ha/<name>`` on every cluster, replicated to ``clusters`` (default: all)."""
+    def create_geo_namespace(
+        self,
+        name: str | None = None,
+        clusters: Sequence[str] | None = None,
+        replication: Mapping[str, Sequence[str]] | None = None,
+    ) -> str:
+        """Create ``pulsar-ha/<name>`` on every cluster of ``clusters`` (default: all), replicated among them; or,
+        with ``replication``, on each cluster it names with that cluster's own replication list."""
         members = list(clusters or self.clusters)
         if not self._tenant_ready:
             for cluster in self.clusters.values():
                 cluster.admin.put(f"tenants/{GEO_TENANT}", {"adminRoles": [], "allowedClusters": list(self.clusters)})
             self._tenant_ready = True
         namespace = f"{GEO_TENANT}/{name or 'ns-' + uuid.uuid4().hex[:10]}"
-        for member in members:
+        lists = replication or {member: members for member in members}
+        for member, replicated in lists.items():
             admin = self.clusters[member].admin
-            admin.put(f"namespaces/{namespace}", {"replication_clusters": members})
+            admin.put(f"namespaces/{namespace}", {"replication_clusters": list(replicated)})
         return namespace
 
     @contextlib.contextmanager

@@ -373,6 +373,19 @@ class Workload(_Model):
     """How long the producers send. Every fault must be over by then."""
     replicated_subscriptions: Annotated[bool, Strict()] = True
     """Replicate the subscription's position across clusters, so consumers resume after a switch."""
+    replication: dict[ClusterName, tuple[ClusterName, ...]] | None = None
+    """Each cluster's replication list for the workload's namespaces, e.g. `{blue: [blue], green: [green]}`
+    (every cluster of the topology gets the namespace; one not named replicates with nobody). Default: every
+    cluster replicates with every other, except the two sides of a `migrate` entry."""
+    drain_timeout: PositiveDuration = Duration("90s")
+    """How long to wait after the end for every acknowledged send to be received."""
+    consumer_delay: Duration = Duration("0s")
+    """How long each consumer spends on a message before acknowledging it: a consumer slower than the producers
+    builds a backlog (e.g. so that draining a migrated cluster takes a while)."""
+    initial_position: Literal["earliest", "latest"] = "earliest"
+    """Where a subscription that does not exist yet starts (on any cluster, e.g. one clients are redirected to):
+    `earliest`, or `latest` (the Pulsar client's default: messages written before the consumer arrives are
+    not delivered to it)."""
     send_timeout: Duration = Duration("30s")
     """The producers' send timeout (0s: wait forever)."""
     consume_from: ClusterName | None = None
@@ -388,6 +401,11 @@ class Workload(_Model):
     def _check(self) -> Workload:
         problems = _duplicates(tuple(t.name for t in self.topics), ("topics",), "topic")
         problems = [((*loc, "name"), message) for loc, message in problems]
+        for name, members in (self.replication or {}).items():
+            if name not in members:
+                problems.append(
+                    (("replication", name), f"a cluster's replication list must include the cluster itself ({name!r})")
+                )
         if self.subscription_type == "exclusive" and self.consumers > 1:
             problems.append(
                 (
@@ -596,6 +614,36 @@ class DomainOutageFault(_WindowFault):
     """The domain, as declared in topology.failure_domains for the cluster."""
 
 
+#: The broker setting blue needs for a migration (Pulsar's default, 0, never runs the migration check).
+MIGRATION_CHECK_SETTING = "clusterMigrationCheckDurationSeconds"
+
+
+class MigrateFault(_Fault):
+    """An operator migrates the workload from one cluster to another (PIP-188 blue-green): blue closes the
+    workload's topics to writes, redirects their producers to `to`, and their consumers once they have drained
+    blue's backlog. The migration is not undone at a set time: it is rolled back when the scenario ends."""
+
+    kind: Literal["migrate"]
+    from_: ClusterName = Field(alias="from")
+    """The cluster clients leave ("blue"); it needs `clusterMigrationCheckDurationSeconds` > 0 in
+    topology.broker_settings."""
+    to: ClusterName
+    """The cluster clients are redirected to ("green")."""
+    scope: Literal["namespaces", "cluster"] = "namespaces"
+    """`namespaces`: the workload's namespaces only; `cluster`: every namespace of `from` (other tests' too)."""
+    at: Duration
+    """When the operator starts the migration, from the start of the workload."""
+    prepare: Annotated[bool, Strict()] = True
+    """Create the workload's subscriptions on `to` before the workload starts (at its earliest position), as
+    `pulsar-ha migrate prepare` does; false shows what happens when an operator skips it."""
+
+    @model_validator(mode="after")
+    def _check(self) -> MigrateFault:
+        if self.from_ == self.to:
+            _raise_problems([(("to",), f"expected a cluster other than from ({self.from_!r}), found {self.to!r}")])
+        return self
+
+
 #: Faults that strike some brokers of a cluster (the `reassigned` expectation is measured from them).
 BROKER_FAULT_KINDS = ("broker_kill", "broker_pause", "domain_outage")
 
@@ -612,7 +660,8 @@ Fault = Annotated[
     | UrlProviderFault
     | BrokerKillFault
     | BrokerPauseFault
-    | DomainOutageFault,
+    | DomainOutageFault
+    | MigrateFault,
     Field(discriminator="kind"),
 ]
 
@@ -660,6 +709,34 @@ class SwitchBackSpec(_Model):
     def _check(self) -> SwitchBackSpec:
         _raise_problems(_check_window(self.within))
         return self
+
+
+class RedirectSpec(_Model):
+    """Producers are redirected to a cluster within a time window (PIP-188), measured from a fault's start or end:
+    the first send acknowledged by `to` after it."""
+
+    to: ClusterName
+    """The cluster producers must be redirected to (the migration's `to`)."""
+    within: Window
+    """`[earliest, latest]`: when the first send acknowledged by `to` must happen."""
+    of: Literal["fault_start", "fault_end"] = "fault_start"
+    """What the window is measured from (the `migrate` entry's start, or e.g. the end of a replication cut)."""
+    fault: Count = 0
+    """Index of the entry in `faults` (default: the first)."""
+
+    @model_validator(mode="after")
+    def _check(self) -> RedirectSpec:
+        _raise_problems(_check_window(self.within))
+        return self
+
+
+class DrainedSpec(_Model):
+    """Consumers leave a cluster only once they have received everything it acknowledged (PIP-188)."""
+
+    from_: ClusterName = Field(alias="from")
+    """The cluster consumers drain ("blue")."""
+    to: ClusterName
+    """The cluster they are redirected to ("green")."""
 
 
 class AvailabilitySpec(_Model):
@@ -769,6 +846,20 @@ class ReassignedExpectation(_Expectation):
     reassigned: ReassignedSpec
 
 
+class ProducersRedirectedExpectation(_Expectation):
+    """Producers are redirected in time (first ack by the target cluster)."""
+
+    kind: ClassVar[str] = "producers_redirected"
+    producers_redirected: RedirectSpec
+
+
+class DrainedBeforeRedirectExpectation(_Expectation):
+    """Every subscription receives all that `from` acknowledged before any message delivered by `to`."""
+
+    kind: ClassVar[str] = "drained_before_redirect"
+    drained_before_redirect: DrainedSpec
+
+
 def expectation_key(value: Any) -> str | None:
     """The discriminator of an expectation: its single key (None when it has none or several)."""
     if isinstance(value, dict):
@@ -787,7 +878,9 @@ Expectation = Annotated[
     | Annotated[OrderingExpectation, Tag("ordering")]
     | Annotated[MaxDuplicatesExpectation, Tag("max_duplicates")]
     | Annotated[PlacementExpectation, Tag("placement")]
-    | Annotated[ReassignedExpectation, Tag("reassigned")],
+    | Annotated[ReassignedExpectation, Tag("reassigned")]
+    | Annotated[ProducersRedirectedExpectation, Tag("producers_redirected")]
+    | Annotated[DrainedBeforeRedirectExpectation, Tag("drained_before_redirect")],
     Discriminator(expectation_key),
 ]
 
@@ -863,6 +956,10 @@ class Scenario(_Model):
             yield ("provider", "secondaries", index), name
         if self.workload.consume_from is not None:
             yield ("workload", "consume_from"), self.workload.consume_from
+        for name, members in (self.workload.replication or {}).items():
+            yield ("workload", "replication", name), name
+            for index, member in enumerate(members):
+                yield ("workload", "replication", name, index), member
         for index, fault in enumerate(self.faults):
             for loc, name in fault.cluster_refs():
                 yield ("faults", index, *loc), name
@@ -873,6 +970,12 @@ class Scenario(_Model):
                 yield ("expect", index, "switch_back", "to"), expectation.switch_back.to
             elif isinstance(expectation, PlacementExpectation) and expectation.placement.cluster is not None:
                 yield ("expect", index, "placement", "cluster"), expectation.placement.cluster
+            elif isinstance(expectation, ProducersRedirectedExpectation):
+                yield ("expect", index, "producers_redirected", "to"), expectation.producers_redirected.to
+            elif isinstance(expectation, DrainedBeforeRedirectExpectation):
+                spec = expectation.drained_before_redirect
+                yield ("expect", index, "drained_before_redirect", "from"), spec.from_
+                yield ("expect", index, "drained_before_redirect", "to"), spec.to
 
     def _check_clusters(self) -> list[tuple[Loc, str]]:
         known = self.topology.clusters
@@ -916,6 +1019,8 @@ class Scenario(_Model):
                 )
             if isinstance(fault, BrokerKillFault | BrokerPauseFault | DomainOutageFault):
                 problems += self._check_broker_fault(fault, ("faults", index))
+            if isinstance(fault, MigrateFault):
+                problems += self._check_migrate(fault, ("faults", index))
             if isinstance(fault, UrlProviderFault) and self.provider.kind != "controlled":
                 problems.append(
                     (
@@ -925,6 +1030,24 @@ class Scenario(_Model):
                     )
                 )
         return problems
+
+    def _check_migrate(self, fault: MigrateFault, loc: Loc) -> list[tuple[Loc, str]]:
+        value = self.topology.broker_settings.get(fault.from_, {}).get(MIGRATION_CHECK_SETTING)
+        try:
+            seconds = float(value) if value is not None and not isinstance(value, bool) else 0.0
+        except ValueError:
+            seconds = 0.0
+        if seconds > 0:
+            return []
+        found = "not set (Pulsar's default 0 never runs the migration check)" if value is None else f"{value!r}"
+        return [
+            (
+                (*loc, "from"),
+                f"a migration from {fault.from_} needs its brokers to check for it: set "
+                f"topology.broker_settings.{fault.from_}.{MIGRATION_CHECK_SETTING} to a number of seconds > 0 "
+                f"(e.g. 1); found {found}",
+            )
+        ]
 
     def _check_broker_fault(
         self, fault: BrokerKillFault | BrokerPauseFault | DomainOutageFault, loc: Loc
@@ -1026,7 +1149,10 @@ class Scenario(_Model):
                 )
             if expectation.kind == "no_switch" and kinds & {"switch", "switch_back"}:
                 problems.append((loc, "no_switch contradicts the switch expectations of this scenario"))
-            if expectation.kind in ("no_loss", "ordering", "max_duplicates") and workload.consumers == 0:
+            if (
+                expectation.kind in ("no_loss", "ordering", "max_duplicates", "drained_before_redirect")
+                and workload.consumers == 0
+            ):
                 problems.append((loc, f"{expectation.kind} needs at least one consumer, found workload.consumers 0"))
             if isinstance(expectation, OrderingExpectation) and expectation.ordering.per == "key" and not workload.keys:
                 problems.append(
@@ -1040,9 +1166,38 @@ class Scenario(_Model):
                 problems += self._check_fault_ref(expectation, loc)
             if isinstance(expectation, PlacementExpectation):
                 problems += self._check_placement(expectation.placement, loc)
+            if isinstance(expectation, ProducersRedirectedExpectation):
+                problems += self._check_window_ref(expectation.producers_redirected, loc)
+            if isinstance(expectation, DrainedBeforeRedirectExpectation):
+                problems += self._check_drained(expectation.drained_before_redirect, loc)
             if isinstance(expectation, ReassignedExpectation):
                 problems += self._check_reassigned(expectation.reassigned, loc)
         return problems
+
+    def _check_window_ref(self, spec: RedirectSpec, loc: Loc) -> list[tuple[Loc, str]]:
+        if not self.faults:
+            return [(loc, "producers_redirected is measured from a migrate entry, found no faults in this scenario")]
+        if spec.fault >= len(self.faults):
+            return [
+                ((*loc, "fault"), f"expected the index of a fault (0 to {len(self.faults) - 1}), found {spec.fault}")
+            ]
+        fault = self.faults[spec.fault]
+        if spec.of == "fault_end" and fault.end is None:
+            return [
+                (
+                    (*loc, "fault"),
+                    f"the window is measured from the end of fault {spec.fault}, found a {fault.kind} fault "
+                    "without a duration ('for')",
+                )
+            ]
+        if not any(isinstance(f, MigrateFault) and f.to == spec.to for f in self.faults):
+            return [((*loc, "to"), f"no migrate entry in faults redirects clients to {spec.to!r}")]
+        return []
+
+    def _check_drained(self, spec: DrainedSpec, loc: Loc) -> list[tuple[Loc, str]]:
+        if any(isinstance(f, MigrateFault) and f.from_ == spec.from_ and f.to == spec.to for f in self.faults):
+            return []
+        return [(loc, f"no migrate entry in faults moves clients from {spec.from_!r} to {spec.to!r}")]
 
     def _check_fault_ref(
         self, expectation: SwitchExpectation | SwitchBackExpectation, loc: Loc

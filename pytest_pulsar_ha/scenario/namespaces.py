@@ -26,6 +26,7 @@ from pytest_pulsar_ha.components.failure_domains import (
 from pytest_pulsar_ha.components.placing import place_namespaces
 from pytest_pulsar_ha.errors import AdminError
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
+from pytest_pulsar_ha.scenario.migrations import migrating_pairs
 from pytest_pulsar_ha.scenario.model import Scenario
 
 
@@ -44,8 +45,9 @@ def create_namespaces(env: PulsarHaEnvironment, scenario: Scenario, clusters: Se
     """Create the workload's namespaces on every cluster of the scenario, replicated among them, each put in the
     anti-affinity group (when the workload has one) before any topic of it is looked up."""
     workload = scenario.workload
+    replication = replication_lists(scenario, clusters)
     if workload.namespaces == 1 and workload.anti_affinity_group is None:
-        namespace = env.create_geo_namespace(clusters=clusters)
+        namespace = env.create_geo_namespace(clusters=clusters, replication=replication)
         return WorkloadNamespaces((namespace,), namespace.split("/")[0])
     tenant = f"ha-{uuid.uuid4().hex[:8]}"
     members = list(clusters)
@@ -57,10 +59,25 @@ def create_namespaces(env: PulsarHaEnvironment, scenario: Scenario, clusters: Se
     for name in members:
         admin = env.cluster(name).admin
         for namespace in namespaces:
-            admin.put(f"namespaces/{namespace}", {"replication_clusters": members})
+            admin.put(f"namespaces/{namespace}", {"replication_clusters": replication[name]})
             if group is not None:
                 _with_retries(functools.partial(set_anti_affinity_group, admin, namespace, group))
     return WorkloadNamespaces(namespaces, tenant, group, label)
+
+
+def replication_lists(scenario: Scenario, clusters: Sequence[str]) -> dict[str, list[str]]:
+    """Each cluster's replication list for the workload's namespaces: every cluster of the scenario, except
+    that the two sides of a `migrate` entry do not replicate with each other (PIP-188's blue and green are
+    separate: a replicator from green to blue would itself be redirected to green); or the workload's own
+    ``replication`` lists when it declares them."""
+    declared = scenario.workload.replication
+    if declared is not None:
+        return {name: list(declared.get(name, (name,))) for name in clusters}
+    pairs = migrating_pairs(scenario)
+    return {
+        name: [name, *(other for other in clusters if other != name and frozenset((name, other)) not in pairs)]
+        for name in clusters
+    }
 
 
 def pulsar_group_name(label: str, tenant: str) -> str:

@@ -33,6 +33,7 @@ from pytest_pulsar_ha.nemesis.scheduler import Nemesis
 from pytest_pulsar_ha.report.evidence import write_evidence
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
 from pytest_pulsar_ha.scenario.loader import ScenarioCase
+from pytest_pulsar_ha.scenario.migrations import ScenarioMigrations
 from pytest_pulsar_ha.scenario.model import (
     BrokerKillFault,
     BrokerPauseFault,
@@ -49,9 +50,9 @@ from pytest_pulsar_ha.scenario.namespaces import (
 )
 from pytest_pulsar_ha.scenario.provider_setup import build_provider, record_provider_events
 from pytest_pulsar_ha.scenario.result import ScenarioResult
+from pytest_pulsar_ha.workload.closing import close_within
 from pytest_pulsar_ha.workload.driver import Workload, WorkloadPlan
 
-DRAIN_SECONDS = 90.0
 STEADY_STATE_SECONDS = 120.0
 
 
@@ -94,6 +95,16 @@ def placement_watches(
         )
         watches.append(PlacementWatch(target, record))
     return watches
+
+
+def expand_partitions(scenario: Scenario, topics: list[str]) -> list[str]:
+    """The workload's topics with each partitioned one as its partitions (what brokers load and migrate)."""
+    partitions = {topic.name: topic.partitions for topic in scenario.workload.topics}
+    out = []
+    for topic in topics:
+        count = partitions.get(topic.rsplit("/", 1)[-1], 0)
+        out += [f"{topic}-partition-{i}" for i in range(count)] if count else [topic]
+    return out
 
 
 # -- steady state ------------------------------------------------------------------------------------------
@@ -183,19 +194,28 @@ def execute(
         w.replicated_subscriptions,
         int(w.send_timeout.seconds * 1000),
         seed,
+        w.consumer_delay.seconds,
+        w.initial_position,
+    )
+    migrations = ScenarioMigrations(
+        env, scenario, spaces.namespaces, expand_partitions(scenario, topics), plan.subscription_names(), log.add
     )
     interrupted = False
+    drained: str | None = None
     with ExitStack() as stack:
+        stack.callback(migrations.rollback)  # last: after the clients stopped
+        migrations.prepare()
         setup = build_provider(env, scenario, clusters, stack)
         stack.callback(record_provider_events(setup, log))
         client = env.client(setup.target, operation_timeout_seconds=10)
-        stack.callback(client.close)
+        hung: list[str | None] = []
+        stack.callback(lambda: hung.append(close_within(client.close, "client")))
         consumer_client = None
         if w.consume_from is not None:
             consumer_client = env.client(w.consume_from, operation_timeout_seconds=10)
-            stack.callback(consumer_client.close)
+            stack.callback(lambda: hung.append(close_within(consumer_client.close, "consumer client")))
         workload = Workload(client, plan, log, consumer_client)
-        nemesis = Nemesis(schedule_faults(FaultTarget(env, scenario, setup.url_provider)), log)
+        nemesis = Nemesis(schedule_faults(FaultTarget(env, scenario, setup.url_provider, migrations)), log)
         watches = placement_watches(env, scenario, spaces, log.add)
         stack.callback(workload.stop)
         stack.callback(nemesis.stop)  # runs first: faults are undone before the clients stop
@@ -215,13 +235,17 @@ def execute(
             nemesis.stop()
             for watch in watches:
                 watch.stop()
-            if not workload.drain(DRAIN_SECONDS):
-                result.problems.append(
-                    f"not every acknowledged send was received within {DRAIN_SECONDS:.0f}s of the end"
-                )
+            drain_s = w.drain_timeout.seconds
+            if not workload.drain(drain_s):
+                undrained = f"not every acknowledged send was received within {drain_s:g}s of the end"
+                if any(e.kind == "no_loss" for e in scenario.expect):
+                    drained = undrained  # a fact: the no_loss check judges it, from the history
+                else:
+                    result.problems.append(undrained)
         except KeyboardInterrupt:
             interrupted = True
-    result.problems += nemesis.errors
+    result.problems += nemesis.errors + migrations.errors
+    stuck = workload.hung_closes + [h for h in hung if h]  # the client's own failure, kept as evidence
     result.problems += [f"the workload could not record a send's outcome: {e}" for e in workload.callback_errors]
     after = steady_state(env, clusters, STEADY_STATE_SECONDS)
     if after:
@@ -244,6 +268,10 @@ def execute(
         "events": str(len(events)),
         "figures": "; ".join(result.figures.summary().splitlines()),
     }
+    if stuck:
+        result.facts["client stuck"] = "; ".join(stuck)
+    if drained:
+        result.facts["drain"] = drained
     if interrupted:
         result.outcome = "interrupted"
     else:

@@ -22,6 +22,7 @@ from pytest_pulsar_ha.history import ACK, RECEIVE, SEND, SEND_ERROR, Event, Even
 from pytest_pulsar_ha.runtime.admin import AdminClient
 from pytest_pulsar_ha.workload.attribution import acknowledging_cluster, delivering_cluster
 from pytest_pulsar_ha.workload.client_setup import create_with_retries
+from pytest_pulsar_ha.workload.closing import close_within
 
 ATTRIBUTION_THREADS = 8
 
@@ -64,6 +65,16 @@ class WorkloadPlan:
     replicated_subscriptions: bool
     send_timeout_ms: int
     seed: int
+    consumer_delay_s: float = 0.0
+    """seconds each consumer spends on a message before acknowledging it (a slow consumer builds a backlog)"""
+    initial_position: str = "earliest"
+    """where a subscription that does not exist yet starts: ``earliest`` or ``latest`` (the client's default)"""
+
+    def subscription_names(self) -> list[str]:
+        """The subscription of each consumer index (one shared name unless the subscription is exclusive)."""
+        if self.subscription_type == "exclusive":
+            return [f"sub-{index}" for index in range(self.consumers)]
+        return ["workload"] * self.consumers
 
 
 class Workload:
@@ -84,6 +95,8 @@ class Workload:
         self._lock = threading.Lock()
         self._consumers: list[Any] = []
         self._producers: list[Any] = []
+        self.hung_closes: list[str] = []
+        """producers and consumers whose close() never returned (abandoned, see :mod:`.closing`)"""
         self.callback_errors: list[str] = []
         """what went wrong inside the client's send callbacks (never raised there)"""
 
@@ -95,8 +108,7 @@ class Workload:
         plan = self.plan
         sub_type = getattr(pulsar.ConsumerType, SUBSCRIPTION_TYPES[plan.subscription_type])
         for topic in plan.topics:
-            for index in range(plan.consumers):
-                name = f"sub-{index}" if plan.subscription_type == "exclusive" else "workload"
+            for index, name in enumerate(plan.subscription_names()):
                 consumer = create_with_retries(
                     functools.partial(
                         self.consumer_client.subscribe,
@@ -105,7 +117,7 @@ class Workload:
                         consumer_type=sub_type,
                         consumer_name=f"consumer-{index}",
                         replicate_subscription_state_enabled=plan.replicated_subscriptions,
-                        initial_position=pulsar.InitialPosition.Earliest,
+                        initial_position=getattr(pulsar.InitialPosition, plan.initial_position.capitalize()),
                     )
                 )
                 self._consumers.append(consumer)
@@ -227,6 +239,8 @@ class Workload:
             )
             with self._lock:
                 self._received.add((producer or "", seq))
+            if self.plan.consumer_delay_s:
+                self._stop_receiving.wait(self.plan.consumer_delay_s)
             with contextlib.suppress(pulsar.PulsarException):
                 consumer.acknowledge(message)
 
@@ -256,15 +270,16 @@ class Workload:
     def stop(self) -> None:
         """Stop sending and receiving, then close the producers and consumers (the clients stay open: they are
         the caller's). Safe to call twice."""
-        import pulsar
-
         self._stop_sending.set()
         self._stop_receiving.set()
         for thread in self._threads:
             thread.join(timeout=10)
-        for handle in [*self._producers, *self._consumers]:
-            with contextlib.suppress(pulsar.PulsarException):
-                handle.close()
+        handles = [(f"producer-{i}", h) for i, h in enumerate(self._producers)]
+        handles += [(f"consumer-{i}", h) for i, h in enumerate(self._consumers)]
+        for what, handle in handles:
+            hung = close_within(handle.close, what)
+            if hung is not None:
+                self.hung_closes.append(hung)
         self._producers.clear()
         self._consumers.clear()
 

@@ -3,7 +3,7 @@
 Each page under ``docs/reliability/`` is generated from the case list its tests run (a test fails when a page
 differs from the cases' real outcomes); this module copies their tables into README.md between the markers, and
 ``test_readme_reliability.py`` fails when the README's copy is stale. Regenerate:
-``.venv/bin/python -m tests.unit.readme_reliability``.
+``.venv/bin/python -m tests.docs.readme_reliability``.
 """
 
 from __future__ import annotations

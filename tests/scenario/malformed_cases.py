@@ -1,7 +1,7 @@
 """Kinds of malformed scenario file, what the loader says about each, and the table that documents them.
 
 ``docs/reliability/scenario-files.md`` is :func:`render`'s output (``test_malformed_files.py`` checks it);
-regenerate it with ``python -m tests.scenario_model.malformed_cases`` from the repository root.
+regenerate it with ``python -m tests.scenario.malformed_cases`` from the repository root.
 """
 
 from __future__ import annotations

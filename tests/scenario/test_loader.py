@@ -92,7 +92,7 @@ def test_the_template_is_valid() -> None:
             [("kind: outage", "kind: outtage")],
             "t.pulsar-ha.yaml:13: scenarios[0].faults[0].kind: expected one of: outage, kill, pause, latency, "
             "timeout, bandwidth, reset, replication_cut, operator_switch, url_provider, "
-            "broker_kill, broker_pause, domain_outage; found 'outtage'",
+            "broker_kill, broker_pause, domain_outage, migrate; found 'outtage'",
             id="bad-fault-kind",
         ),
         pytest.param(
@@ -137,7 +137,7 @@ def test_the_template_is_valid() -> None:
             [("kind: outage, ", "")],
             "t.pulsar-ha.yaml:13: scenarios[0].faults[0]: missing required key 'kind' (one of: outage, kill, pause, "
             "latency, timeout, bandwidth, reset, replication_cut, operator_switch, url_provider, "
-            "broker_kill, broker_pause, domain_outage)",
+            "broker_kill, broker_pause, domain_outage, migrate)",
             id="missing-kind",
         ),
         pytest.param(
@@ -199,7 +199,7 @@ def test_the_template_is_valid() -> None:
             [("- no_loss: true", "- no_loss")],
             "t.pulsar-ha.yaml:16: scenarios[0].expect[1]: expected a mapping with one key naming the expectation "
             "(one of: switch, switch_back, no_switch, availability, no_loss, ordering, max_duplicates, placement, "
-            "reassigned), "
+            "reassigned, producers_redirected, drained_before_redirect), "
             "found 'no_loss' (write 'no_loss: true')",
             id="expectation-not-a-mapping",
         ),

@@ -42,6 +42,9 @@ def test_event_columns_and_json_line() -> None:
         "switch_failed",
         "fault_start",
         "fault_end",
+        "migration_start",
+        "migrated",
+        "migration_end",
     }
 
 
