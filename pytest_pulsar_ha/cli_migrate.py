@@ -145,7 +145,8 @@ def _plan(out: _Output, migration: ClusterMigration) -> int:
     out.put(dry_run=True, scope=scope, topics=[s.as_dict() for s in statuses])
     out.say(f"  scope: {whole}: {', '.join(scope) or 'no namespace'} ({len(statuses)} topic(s))")
     for s in statuses:
-        out.say(f"    {s.describe()}")
+        subscriptions = f" (subscriptions: {', '.join(s.subscription_backlogs)})" if s.subscription_backlogs else ""
+        out.say(f"    {s.describe()}{subscriptions}")
     try:
         calls = migration.start_calls()
     except PulsarHaError as exc:

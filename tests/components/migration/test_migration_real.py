@@ -42,7 +42,7 @@ def test_dry_run_prints_a_readable_plan_and_changes_nothing(sides: Sides) -> Non
         "PIP-188 migration plan (dry run: nothing was changed)",
         f"clients redirected to {sides.green.broker_service_url}",
         f"scope: the namespaces named: {ns} (",
-        f"persistent://{ns}/orders: not migrated, subscription",
+        f"persistent://{ns}/orders: not migrated (subscriptions: audit)",
         "start would call, on blue:",
         f"POST {blue_admin}/admin/v2/clusters/blue/migrate?migrated=false ",
         f'"brokerServiceUrl": "{sides.green.broker_service_url}"',
