@@ -11,7 +11,8 @@ Both are stored in blue's **local** metadata store. Blue acts on them only in it
 
 Rollback clears the flags (``migrated=false`` / namespace ``false``). What it cannot undo in 4.0.8: every topic
 already migrated keeps its ledger terminated and its ``migrated=true`` property (``ManagedLedgerImpl.asyncMigrate``),
-so producers of those topics are not taken back by blue; see :func:`rollback` and the README's PIP-188 section.
+so producers of those topics are not taken back by blue; see
+:mod:`pytest_pulsar_ha.components.migration.migration` (what rollback was seen to do) and the README.
 """
 
 from __future__ import annotations
