@@ -677,11 +677,11 @@ def _check_window(within: Window) -> list[tuple[Loc, str]]:
     return []
 
 
-class SwitchSpec(_Model):
-    """Clients switch to a cluster within a time window, measured from a fault's start or end."""
+class _WindowSpec(_Model):
+    """The first send acknowledged by a cluster within a time window, measured from a fault's start or end."""
 
     to: ClusterName
-    """The cluster the clients must switch to."""
+    """The cluster whose first acknowledged send is measured."""
     within: Window
     """`[earliest, latest]`: when the first send acknowledged by `to` must happen."""
     of: Literal["fault_start", "fault_end"] = "fault_start"
@@ -690,9 +690,13 @@ class SwitchSpec(_Model):
     """Index of the fault in `faults` (default: the first)."""
 
     @model_validator(mode="after")
-    def _check(self) -> SwitchSpec:
+    def _check(self) -> _WindowSpec:
         _raise_problems(_check_window(self.within))
         return self
+
+
+class SwitchSpec(_WindowSpec):
+    """Clients switch to a cluster within a time window, measured from a fault's start or end."""
 
 
 class SwitchBackSpec(_Model):
@@ -711,23 +715,9 @@ class SwitchBackSpec(_Model):
         return self
 
 
-class RedirectSpec(_Model):
-    """Producers are redirected to a cluster within a time window (PIP-188), measured from a fault's start or end:
-    the first send acknowledged by `to` after it."""
-
-    to: ClusterName
-    """The cluster producers must be redirected to (the migration's `to`)."""
-    within: Window
-    """`[earliest, latest]`: when the first send acknowledged by `to` must happen."""
-    of: Literal["fault_start", "fault_end"] = "fault_start"
-    """What the window is measured from (the `migrate` entry's start, or e.g. the end of a replication cut)."""
-    fault: Count = 0
-    """Index of the entry in `faults` (default: the first)."""
-
-    @model_validator(mode="after")
-    def _check(self) -> RedirectSpec:
-        _raise_problems(_check_window(self.within))
-        return self
+class RedirectSpec(_WindowSpec):
+    """Producers are redirected to a cluster within a time window (PIP-188), measured from a fault's start or end
+    (the `migrate` entry's start, or e.g. the end of a replication cut): the first send acknowledged by `to`."""
 
 
 class DrainedSpec(_Model):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -58,3 +59,21 @@ def runner_calls(pytester: pytest.Pytester) -> list[str]:
     """The scenario ids the fake runner was called with, in order."""
     calls = pytester.path / "calls.txt"
     return [line.split(" ", 1)[0] for line in calls.read_text().splitlines()] if calls.exists() else []
+
+
+def load_text(tmp_path: Path, text: str) -> list[Any]:
+    """The scenarios of ``text`` written as ``t.pulsar-ha.yaml`` in ``tmp_path`` (problems raise ScenarioError)."""
+    from pytest_pulsar_ha.scenario import load_scenarios
+
+    path = tmp_path / "t.pulsar-ha.yaml"
+    path.write_text(text)
+    return [case.scenario for case in load_scenarios(path, display_path="t.pulsar-ha.yaml")]
+
+
+def load_errors(tmp_path: Path, text: str) -> str:
+    """The message of the ScenarioError that loading ``text`` raises (fails the test when it loads)."""
+    from pytest_pulsar_ha.scenario import ScenarioError
+
+    with pytest.raises(ScenarioError) as info:
+        load_text(tmp_path, text)
+    return str(info.value)

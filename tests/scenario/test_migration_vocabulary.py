@@ -8,11 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from pytest_pulsar_ha.scenario import ScenarioError, load_scenarios
-from pytest_pulsar_ha.scenario.model import MigrateFault, Scenario
+from pytest_pulsar_ha.scenario.model import MigrateFault
 from pytest_pulsar_ha.scenario.namespaces import replication_lists
 
-from .helpers import dedent
+from .helpers import dedent, load_errors, load_text
 
 MIGRATION = dedent(
     """
@@ -33,20 +32,8 @@ MIGRATION = dedent(
 )
 
 
-def _load(tmp_path: Path, text: str) -> list[Scenario]:
-    path = tmp_path / "t.pulsar-ha.yaml"
-    path.write_text(text)
-    return [case.scenario for case in load_scenarios(path, display_path="t.pulsar-ha.yaml")]
-
-
-def _errors(tmp_path: Path, text: str) -> str:
-    with pytest.raises(ScenarioError) as info:
-        _load(tmp_path, text)
-    return str(info.value)
-
-
 def test_the_migration_vocabulary_loads(tmp_path: Path) -> None:
-    (scenario,) = _load(tmp_path, MIGRATION)
+    (scenario,) = load_text(tmp_path, MIGRATION)
     (fault,) = scenario.faults
     assert isinstance(fault, MigrateFault)
     assert (fault.from_, fault.to, fault.scope, fault.prepare, fault.end) == ("blue", "green", "namespaces", True, None)
@@ -55,7 +42,7 @@ def test_the_migration_vocabulary_loads(tmp_path: Path) -> None:
 
 
 def test_blue_and_green_do_not_replicate_with_each_other_but_both_do_with_the_third(tmp_path: Path) -> None:
-    (scenario,) = _load(tmp_path, MIGRATION)
+    (scenario,) = load_text(tmp_path, MIGRATION)
     assert replication_lists(scenario, ["blue", "green", "dc3"]) == {
         "blue": ["blue", "dc3"],
         "green": ["green", "dc3"],
@@ -66,7 +53,7 @@ def test_blue_and_green_do_not_replicate_with_each_other_but_both_do_with_the_th
 def test_without_a_migration_every_cluster_replicates_with_every_other(tmp_path: Path) -> None:
     start = MIGRATION.index("    faults:")
     text = MIGRATION[:start] + "    expect:\n      - no_loss: true\n"
-    (scenario,) = _load(tmp_path, text)
+    (scenario,) = load_text(tmp_path, text)
     assert replication_lists(scenario, ["blue", "green"]) == {"blue": ["blue", "green"], "green": ["green", "blue"]}
 
 
@@ -133,7 +120,7 @@ def test_migration_mistakes_are_reported_with_file_and_line(
     tmp_path: Path, old: str, new: str, where: str, fragment: str
 ) -> None:
     assert MIGRATION.count(old) == 1
-    message = _errors(tmp_path, MIGRATION.replace(old, new))
+    message = load_errors(tmp_path, MIGRATION.replace(old, new))
     assert where in message, message
     assert fragment in message, message
 
@@ -142,5 +129,5 @@ def test_drained_before_redirect_needs_a_consumer(tmp_path: Path) -> None:
     text = MIGRATION.replace("initial_position: latest}", "initial_position: latest, consumers: 0}").replace(
         "          - no_loss: true\n", ""
     )
-    message = _errors(tmp_path, text)
+    message = load_errors(tmp_path, text)
     assert "drained_before_redirect needs at least one consumer, found workload.consumers 0" in message

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from pytest_pulsar_ha.scenario import ScenarioError, load_scenarios
-from pytest_pulsar_ha.scenario.model import BrokerKillFault, DomainOutageFault, Scenario
+from pytest_pulsar_ha.scenario import load_scenarios
+from pytest_pulsar_ha.scenario.model import BrokerKillFault, DomainOutageFault
 
-from .helpers import REPO, dedent
+from .helpers import REPO, dedent, load_errors, load_text
 
 PIP7 = dedent(
     """
@@ -33,20 +33,8 @@ PIP7 = dedent(
 )
 
 
-def _load(tmp_path: Path, text: str) -> list[Scenario]:
-    path = tmp_path / "t.pulsar-ha.yaml"
-    path.write_text(text)
-    return [case.scenario for case in load_scenarios(path, display_path="t.pulsar-ha.yaml")]
-
-
-def _errors(tmp_path: Path, text: str) -> str:
-    with pytest.raises(ScenarioError) as info:
-        _load(tmp_path, text)
-    return str(info.value)
-
-
 def test_the_pip7_vocabulary_loads(tmp_path: Path) -> None:
-    (scenario,) = _load(tmp_path, PIP7)
+    (scenario,) = load_text(tmp_path, PIP7)
     topology = scenario.topology
     assert topology.brokers_of("cluster-a") == 4
     assert topology.settings_of("cluster-a") == {
@@ -64,7 +52,7 @@ def test_the_pip7_vocabulary_loads(tmp_path: Path) -> None:
 
 def test_brokers_as_one_number_applies_to_every_cluster(tmp_path: Path) -> None:
     text = PIP7.replace("brokers: {cluster-a: 4}", "brokers: 4")
-    (scenario,) = _load(tmp_path, text)
+    (scenario,) = load_text(tmp_path, text)
     assert scenario.topology.brokers_of("cluster-a") == 4
 
 
@@ -137,7 +125,7 @@ def test_brokers_as_one_number_applies_to_every_cluster(tmp_path: Path) -> None:
 )
 def test_each_pip7_mistake_has_a_precise_message(tmp_path: Path, old: str, new: str, expected: str) -> None:
     assert PIP7.count(old) == 1
-    assert expected in _errors(tmp_path, PIP7.replace(old, new))
+    assert expected in load_errors(tmp_path, PIP7.replace(old, new))
 
 
 def test_reassigned_needs_a_broker_fault(tmp_path: Path) -> None:
@@ -147,7 +135,7 @@ def test_reassigned_needs_a_broker_fault(tmp_path: Path) -> None:
     )
     assert (
         "scenarios[0].expect[1].reassigned.fault: reassigned is measured from a fault on brokers "
-        "(broker_kill, broker_pause, domain_outage); fault 1 is a outage fault" in _errors(tmp_path, text)
+        "(broker_kill, broker_pause, domain_outage); fault 1 is a outage fault" in load_errors(tmp_path, text)
     )
 
 
@@ -155,7 +143,7 @@ def test_placement_needs_a_group_and_domains(tmp_path: Path) -> None:
     text = PIP7.replace(", anti_affinity_group: payments", "").replace(
         "failure_domains: {cluster-a: {rack-1: [0, 1], rack-2: [2, 3]}}", "failure_domains: {}"
     )
-    errors = _errors(
+    errors = load_errors(
         tmp_path,
         text.replace("domain_outage, cluster: cluster-a, domain: rack-2", "broker_kill, cluster: cluster-a, broker: 1"),
     )
@@ -176,7 +164,7 @@ def test_broker_faults_need_a_multi_broker_cluster(tmp_path: Path) -> None:
     )
     assert (
         "t.pulsar-ha.yaml:5: scenarios[0].faults[0].cluster: broker_pause needs a cluster of several brokers; set "
-        "topology.brokers for cluster-a (found the session default)" in _errors(tmp_path, text)
+        "topology.brokers for cluster-a (found the session default)" in load_errors(tmp_path, text)
     )
 
 
@@ -190,12 +178,12 @@ def test_per_cluster_keys_need_the_cluster_names(tmp_path: Path) -> None:
             expect: [{no_loss: true}]
         """
     )
-    assert "scenarios[0].topology.brokers: brokers per cluster needs topology.clusters" in _errors(tmp_path, text)
+    assert "scenarios[0].topology.brokers: brokers per cluster needs topology.clusters" in load_errors(tmp_path, text)
 
 
 def test_expect_failure_needs_a_reason(tmp_path: Path) -> None:
     text = PIP7 + "    expect_failure: {issue: '10'}\n"
-    assert "scenarios[0].expect_failure: missing required key 'reason'" in _errors(tmp_path, text)
+    assert "scenarios[0].expect_failure: missing required key 'reason'" in load_errors(tmp_path, text)
 
 
 def test_the_shipped_pip7_scenarios_load() -> None:
