@@ -171,14 +171,16 @@ def pulsar_ha_environments(
     runs at a time; a scenario whose topology the session's clusters do not fit gets its own; all are stopped
     at the end of the session."""
     from pytest_pulsar_ha.runtime.environment_pool import EnvironmentPool
+    from pytest_pulsar_ha.runtime.start_retry import start_with_retry
     from pytest_pulsar_ha.settings import build_environment
 
     capture = pytestconfig.pluginmanager.getplugin("capturemanager")
 
     def start(specs: tuple[ClusterSpec, ...]) -> PulsarHaEnvironment:
         quiet = capture.global_and_fixture_disabled() if capture else contextlib.nullcontext()
-        with quiet:  # provisioning progress must reach the terminal
-            settings = dataclasses.replace(pulsar_ha_settings, clusters=specs)
+        settings = dataclasses.replace(pulsar_ha_settings, clusters=specs)
+
+        def attempt() -> PulsarHaEnvironment:
             env = build_environment(settings, work_dir=tmp_path_factory.mktemp("pulsar-ha"))
             names = ", ".join(spec.name for spec in specs)
             print(
@@ -186,7 +188,10 @@ def pulsar_ha_environments(
                 file=sys.stderr,
             )
             env.start()
-        return env
+            return env
+
+        with quiet:  # provisioning progress must reach the terminal
+            return start_with_retry(attempt)
 
     previous = signal.getsignal(signal.SIGTERM)
     if previous is signal.SIG_DFL:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -23,6 +24,25 @@ def tail_lines(path: Path, count: int = 40) -> str:
             return "".join(deque(handle, maxlen=count))
     except OSError:
         return ""
+
+
+ERROR_LINE = re.compile(r"\bERROR\b|Exception|Error:|Address already in use")
+
+
+def first_errors(path: Path, count: int = 8) -> str:
+    """The first ``count`` lines of a log that look like an error, each once: a process that failed while
+    starting usually says why long before its last lines, which are its shutdown."""
+    found: list[str] = []
+    try:
+        with path.open("r", errors="replace") as handle:
+            for line in handle:
+                if ERROR_LINE.search(line) and line not in found:
+                    found.append(line)
+                    if len(found) >= count:
+                        break
+    except OSError:
+        return ""
+    return "".join(found)
 
 
 class ManagedProcess:
@@ -140,6 +160,9 @@ class ManagedProcess:
 
     def _failure(self, what: str, hint: str) -> str:
         lines = [f"{self.name} {what}", f"command: {self.command_line}", f"log: {self.log_path}"]
+        errors = self.first_errors().rstrip()
+        if errors:
+            lines.append("first error lines:\n" + errors)
         tail = self.log_tail(30).rstrip()
         if tail:
             lines.append("last log lines:\n" + tail)
@@ -149,3 +172,6 @@ class ManagedProcess:
 
     def log_tail(self, count: int = 40) -> str:
         return tail_lines(self.log_path, count)
+
+    def first_errors(self, count: int = 8) -> str:
+        return first_errors(self.log_path, count)

@@ -57,6 +57,9 @@ class WaitStrategy:
         if process is not None:
             lines.append(f"command: {process.command_line}")
             lines.append(f"log: {process.log_path}")
+            errors = process.first_errors().rstrip()
+            if errors:
+                lines.append("first error lines:\n" + errors)
             tail = process.log_tail(30).rstrip()
             if tail:
                 lines.append("last log lines:\n" + tail)

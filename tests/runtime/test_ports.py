@@ -51,3 +51,12 @@ def test_without_room_below_the_ephemeral_range_the_kernel_chooses(
 def test_an_unreadable_range_file_gives_the_usual_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ports, "EPHEMERAL_RANGE_FILE", tmp_path / "missing")
     assert ports.ephemeral_range() == ports.DEFAULT_EPHEMERAL
+
+
+def test_separate_calls_never_hand_out_the_same_port() -> None:
+    """Ports are bound by their processes long after they are chosen, so a second caller must not get one again,
+    even when its random choices repeat the first caller's."""
+    first = ports.free_ports(10, random.Random(11))
+    second = ports.free_ports(10, random.Random(11))  # the same draws: every first choice is refused
+    assert not set(first) & set(second)
+    assert len(set(second)) == 10

@@ -138,3 +138,24 @@ def test_environment_marker_is_set(tmp_path: Path) -> None:
         time.sleep(0.05)
     assert "run=abc123" in proc.log_tail()
     assert os.environ.get("PULSAR_HA_RUN_ID") is None
+
+
+def test_a_start_up_report_names_the_first_error_not_only_the_shutdown(tmp_path: Path) -> None:
+    """A broker that fails to bind logs the reason early and then a screenful of shutdown lines: the report must
+    carry the reason."""
+    from pytest_pulsar_ha.runtime.processes import first_errors
+
+    log = tmp_path / "stdout.log"
+    log.write_text(
+        "INFO starting\n"
+        "ERROR org.apache.pulsar.PulsarBrokerStarter - Failed to start pulsar service.\n"
+        "java.io.IOException: Failed to bind to /127.0.0.1:16553\n"
+        "Caused by: java.net.BindException: Address already in use\n"
+        + "INFO shutting down\n" * 100
+        + "ERROR org.apache.pulsar.PulsarBrokerStarter - Failed to start pulsar service.\n"
+    )
+    found = first_errors(log)
+    assert "Address already in use" in found
+    assert found.count("Failed to start pulsar service") == 1
+    assert "shutting down" not in found
+    assert first_errors(tmp_path / "missing.log") == ""
