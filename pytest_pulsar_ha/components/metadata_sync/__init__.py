@@ -1,5 +1,5 @@
-"""PIP-136 metadata sync: the oracle of what every cluster must converge to (first slice of issue #12), and the wire
-codec of the events clusters exchange."""
+"""PIP-136 metadata sync: the oracle of what every cluster must converge to (first slice of issue #12), the wire
+codec of the events clusters exchange, and the pure decision core of a reference synchronizer."""
 
 from pytest_pulsar_ha.components.metadata_sync.event_codec import (
     CREATE_OPTIONS,
@@ -24,6 +24,12 @@ from pytest_pulsar_ha.components.metadata_sync.oracle import (
     winners,
     wins_over,
 )
+from pytest_pulsar_ha.components.metadata_sync.sync_state import (
+    Decision,
+    IgnoreReason,
+    SyncState,
+    SyncStateError,
+)
 
 __all__ = [
     "CREATE_OPTIONS",
@@ -31,11 +37,15 @@ __all__ = [
     "NOTIFICATION_TYPES",
     "TIE_RULES",
     "CreateOption",
+    "Decision",
     "Divergence",
+    "IgnoreReason",
     "MetadataEvent",
     "MetadataEventError",
     "MetadataWrite",
     "NotificationType",
+    "SyncState",
+    "SyncStateError",
     "TieRule",
     "converged",
     "decode",
