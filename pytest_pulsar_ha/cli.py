@@ -1,5 +1,5 @@
 """The ``pulsar-ha`` command: provision, smoke-test the environment, serve a URL provider, reap leftovers, migrate
-(PIP-188, :mod:`pytest_pulsar_ha.cli_migrate`)."""
+(PIP-188, :mod:`pytest_pulsar_ha.cli_migrate`), sync metadata (PIP-136, :mod:`pytest_pulsar_ha.cli_metadata_sync`)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from pytest_pulsar_ha.cli_metadata_sync import add_metadata_sync_parser
 from pytest_pulsar_ha.cli_migrate import add_migrate_parser
 from pytest_pulsar_ha.errors import PulsarHaError
 from pytest_pulsar_ha.provisioning import DEFAULT_PULSAR_VERSION, default_cache_dir, ensure_pulsar, ensure_toxiproxy
@@ -152,6 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
     reap = sub.add_parser("reap", help="kill processes left by a run that was killed")
     reap.set_defaults(func=cmd_reap)
     add_migrate_parser(sub)
+    add_metadata_sync_parser(sub)
     return parser
 
 

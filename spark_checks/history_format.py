@@ -30,6 +30,9 @@ FAULT_END: Final = "fault_end"
 MIGRATION_START: Final = "migration_start"
 MIGRATED: Final = "migrated"
 MIGRATION_END: Final = "migration_end"
+METADATA_WRITE: Final = "metadata_write"
+METADATA_EVENT: Final = "metadata_event"
+METADATA_READ: Final = "metadata_read"
 
 EVENT_TYPES: Final[tuple[str, ...]] = (
     SEND,
@@ -44,6 +47,9 @@ EVENT_TYPES: Final[tuple[str, ...]] = (
     MIGRATION_START,
     MIGRATED,
     MIGRATION_END,
+    METADATA_WRITE,
+    METADATA_EVENT,
+    METADATA_READ,
 )
 """Every valid value of the ``type`` column."""
 MESSAGE_EVENT_TYPES: Final[tuple[str, ...]] = (SEND, ACK, SEND_ERROR, RECEIVE)

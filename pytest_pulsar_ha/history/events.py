@@ -36,6 +36,12 @@ MIGRATED: Final = "migrated"
 """Blue marked ``topic`` migrated (its ledger terminated, property ``migrated=true``), as read from blue."""
 MIGRATION_END: Final = "migration_end"
 """Every topic of the migration is done on ``cluster`` (blue): migrated, nobody left on it, no backlog."""
+METADATA_WRITE: Final = "metadata_write"
+"""The workload wrote a metadata policy on ``cluster`` (PIP-136); ``detail`` has the path, value and outcome."""
+METADATA_EVENT: Final = "metadata_event"
+"""A PIP-136 event read from ``cluster``'s event topic: origin cluster, origin time, path, value."""
+METADATA_READ: Final = "metadata_read"
+"""What ``cluster`` held for a metadata path when read (recorded when it changes, and at the end)."""
 
 EVENT_TYPES: Final[tuple[str, ...]] = (
     SEND,
@@ -50,6 +56,9 @@ EVENT_TYPES: Final[tuple[str, ...]] = (
     MIGRATION_START,
     MIGRATED,
     MIGRATION_END,
+    METADATA_WRITE,
+    METADATA_EVENT,
+    METADATA_READ,
 )
 """Every valid value of the ``type`` column."""
 MESSAGE_EVENT_TYPES: Final[tuple[str, ...]] = (SEND, ACK, SEND_ERROR, RECEIVE)

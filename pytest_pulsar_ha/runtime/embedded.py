@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from pytest_pulsar_ha.errors import ConfigurationError, StartupError
 from pytest_pulsar_ha.runtime.backend import INTERNAL_LISTENER, ListenerPlan
@@ -59,6 +60,13 @@ def standalone_settings(spec: ClusterSpec, plan: ListenerPlan, extra: dict[str, 
     return settings
 
 
+def config_store_url(cluster_dir: Path) -> str:
+    """A configuration store of the standalone's own (a second RocksDB instance beside its metadata store):
+    PIP-136's configuration synchronizer attaches only to a configuration store separate from the metadata
+    store (verified on 4.0.8: namespace policies written on one standalone appear on the other in ~0.5 s)."""
+    return f"rocksdb://{cluster_dir / 'data' / 'config-store'}"
+
+
 class StandaloneNode:
     """A cluster as one ``pulsar standalone`` process (broker, bookie, RocksDB metadata) with its own data dir."""
 
@@ -76,6 +84,8 @@ class StandaloneNode:
         extra: dict[str, str] = {}
         if spec.auth == "token":
             self.token, extra = new_cluster_key(self.dir / "conf")
+        if spec.metadata_sync is not None:
+            extra["configurationMetadataStoreUrl"] = config_store_url(self.dir)
         write_config(dist.home / "conf" / "standalone.conf", conf, standalone_settings(spec, plan, extra))
         self.process = ManagedProcess(
             f"pulsar {spec.name}",

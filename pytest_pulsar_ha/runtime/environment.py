@@ -23,6 +23,8 @@ from pytest_pulsar_ha.runtime.topology import ClusterSpec, ordered_pairs
 if TYPE_CHECKING:
     import pulsar
 
+    from pytest_pulsar_ha.components.metadata_sync.service import SynchronizerService
+
 GEO_TENANT = "pulsar-ha"
 
 
@@ -53,6 +55,8 @@ class PulsarHaEnvironment:
         self.startup_seconds: float | None = None
         self._stack = contextlib.ExitStack()
         self._tenant_ready = False
+        self.metadata_syncs: dict[str, SynchronizerService] = {}
+        """the reference synchronizers running beside clusters with ``metadata_sync="reference"``"""
 
     # -- lifecycle ---------------------------------------------------------------------------------------
 
@@ -72,6 +76,7 @@ class PulsarHaEnvironment:
             self._stack.callback(self.toxiproxy.stop)
             self._create_clusters()
             self._wire_replication()
+            self._start_metadata_sync()
         except BaseException:
             self.close()
             raise
@@ -116,6 +121,48 @@ class PulsarHaEnvironment:
                 registration["authenticationParameters"] = f"token:{remote_token}"
             self.clusters[src].admin.put(f"clusters/{dst}", registration)
 
+    def _start_metadata_sync(self) -> None:
+        """PIP-136 among the clusters that ask for it (``ClusterSpec.metadata_sync``), after the registrations:
+        the event namespace first, then each cluster's synchronizer."""
+        from pytest_pulsar_ha.components.metadata_sync.bootstrap import enable_pulsar_sync, prepare_event_namespace
+
+        members = [spec.name for spec in self.specs if spec.metadata_sync is not None]
+        if not members:
+            return
+        prepare_event_namespace({n: c.admin for n, c in self.clusters.items()}, members)
+        self._tenant_ready = True  # the shared tenant exists everywhere; creating it again would be synced
+        for spec in self.specs:
+            if spec.metadata_sync == "pulsar":
+                enable_pulsar_sync(self.clusters[spec.name].admin)
+            elif spec.metadata_sync == "reference":
+                service = self._reference_sync(spec.name)
+                self._stack.callback(service.stop)
+                service.start()
+                self.metadata_syncs[spec.name] = service
+
+    def _reference_sync(self, name: str) -> SynchronizerService:
+        """This project's synchronizer for cluster ``name``, beside it: straight to its broker, its state in the
+        cluster's work directory."""
+        import pulsar
+
+        from pytest_pulsar_ha.components.metadata_sync.documents import ClusterDocuments
+        from pytest_pulsar_ha.components.metadata_sync.reference import ReferenceSynchronizer
+        from pytest_pulsar_ha.components.metadata_sync.service import SynchronizerService
+        from pytest_pulsar_ha.runtime.admin import AdminClient
+
+        cluster = self.clusters[name]
+
+        def build() -> ReferenceSynchronizer:
+            options: dict[str, Any] = {"operation_timeout_seconds": 10}
+            if cluster.token is not None:
+                options["authentication"] = cluster.authentication()
+            log = pulsar.FileLogger(pulsar.LoggerLevel.Warn, str(self.work_dir / "reference-sync.log"))
+            client = pulsar.Client(cluster.direct_service_url, logger=log, **options)
+            documents = ClusterDocuments(AdminClient(cluster.direct_admin_url, 10.0, cluster.token), [GEO_TENANT])
+            return ReferenceSynchronizer(name, documents, client, self.work_dir / name / "reference-sync.json")
+
+        return SynchronizerService(name, build)
+
     # -- use -------------------------------------------------------------------------------------------
 
     @property
@@ -159,10 +206,34 @@ class PulsarHaEnvironment:
             self._tenant_ready = True
         namespace = f"{GEO_TENANT}/{name or 'ns-' + uuid.uuid4().hex[:10]}"
         lists = replication or {member: members for member in members}
+        synced = [m for m in lists if self.specs_by_name[m].metadata_sync is not None]
         for member, replicated in lists.items():
-            admin = self.clusters[member].admin
-            admin.put(f"namespaces/{namespace}", {"replication_clusters": list(replicated)})
+            if member in synced[1:]:
+                continue  # created by the sync from the first synced cluster (below)
+            self.clusters[member].admin.put(f"namespaces/{namespace}", {"replication_clusters": list(replicated)})
+        for member in synced[1:]:
+            self._wait_synced(member, f"namespaces/{namespace}")
         return namespace
+
+    def _wait_synced(self, member: str, path: str, timeout_s: float = 30.0) -> None:
+        """Wait until ``member`` has ``path`` from the metadata sync.
+
+        With PIP-136 sync, metadata is created on one cluster only: a namespace created on two clusters before
+        the sync carried it has a version of its own on each, and 4.0.8 then drops every later update of it
+        from the other side (the event's expected version never matches: seen here, each cluster kept only its
+        own writes)."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            status, _, _ = self.clusters[member].admin.get_raw(path)
+            if status == 200:
+                return
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{member} did not get {path} from the metadata sync within {timeout_s:g}s")
+            time.sleep(0.2)
+
+    @property
+    def specs_by_name(self) -> dict[str, ClusterSpec]:
+        return {spec.name: spec for spec in self.specs}
 
     @contextlib.contextmanager
     def replication_cut(self, src: str, dst: str) -> Iterator[None]:

@@ -21,14 +21,20 @@ if TYPE_CHECKING:
     from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
     from pytest_pulsar_ha.scenario.model import Topology
 
-TopologyKey = tuple[tuple[str, int, tuple[tuple[str, str], ...], str], ...]
+TopologyKey = tuple[tuple[str, int, tuple[tuple[str, str], ...], str, str], ...]
 T = TypeVar("T")
 
 
 def topology_key(specs: Sequence[ClusterSpec]) -> TopologyKey:
     """What decides whether two environments are interchangeable (hashable, order of clusters included)."""
     return tuple(
-        (s.name, s.brokers, tuple(sorted((k, str(v)) for k, v in s.broker_settings.items())), s.auth or "none")
+        (
+            s.name,
+            s.brokers,
+            tuple(sorted((k, str(v)) for k, v in s.broker_settings.items())),
+            s.auth or "none",
+            s.metadata_sync or "none",
+        )
         for s in specs
     )
 
@@ -36,12 +42,14 @@ def topology_key(specs: Sequence[ClusterSpec]) -> TopologyKey:
 def describe_key(key: TopologyKey) -> str:
     """``cluster-a:4{failureDomainsEnabled=true}`` per cluster, comma separated."""
     parts = []
-    for name, brokers, settings, auth in key:
+    for name, brokers, settings, auth, sync in key:
         text = f"{name}:{brokers}"
         if settings:
             text += "{" + ",".join(f"{k}={v}" for k, v in settings) + "}"
         if auth != "none":
             text += f"[auth={auth}]"
+        if sync != "none":
+            text += f"[metadata_sync={sync}]"
         parts.append(text)
     return ",".join(parts)
 
@@ -66,6 +74,7 @@ def scenario_specs(topology: Topology, session: Sequence[ClusterSpec]) -> tuple[
                 base,
                 brokers=base.brokers if brokers is None else brokers,
                 broker_settings={**base.broker_settings, **settings},
+                metadata_sync=topology.metadata_sync,
             )
         )
     fits = all(

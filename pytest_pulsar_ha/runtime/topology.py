@@ -12,6 +12,7 @@ _NAME = re.compile(r"^[a-z][a-z0-9-]{0,39}$")
 MAX_CLUSTERS = 5
 MAX_BROKERS = 8
 AUTH_MODES = (None, "token")
+METADATA_SYNC_MODES = (None, "pulsar", "reference")
 
 
 @dataclass(frozen=True)
@@ -23,12 +24,18 @@ class ClusterSpec:
     the number of brokers: 1 is a ``pulsar standalone``, 2 or more is one ZooKeeper, one bookie and that many
     brokers. ``auth="token"`` turns on token authentication with a secret key of this cluster's own, so every
     cluster accepts only its own tokens.
+
+    ``metadata_sync`` gives the cluster a configuration store of its own (PIP-136 needs one per cluster) and
+    keeps it in sync with the other clusters that have one: ``"pulsar"`` with Pulsar's own synchronizer
+    (``configurationMetadataSyncEventTopic``), ``"reference"`` with this project's
+    (:mod:`pytest_pulsar_ha.components.metadata_sync`); None: the configuration store is the metadata store.
     """
 
     name: str
     brokers: int = 1
     broker_settings: Mapping[str, str] = field(default_factory=dict)
     auth: str | None = None
+    metadata_sync: str | None = None
 
     def __post_init__(self) -> None:
         if not _NAME.match(self.name):
@@ -40,6 +47,16 @@ class ClusterSpec:
             raise ConfigurationError(
                 f"cluster {self.name}: auth={self.auth!r} is not supported; valid values: "
                 + ", ".join(repr(m) for m in AUTH_MODES)
+            )
+        if self.metadata_sync not in METADATA_SYNC_MODES:
+            raise ConfigurationError(
+                f"cluster {self.name}: metadata_sync={self.metadata_sync!r} is not supported; valid values: "
+                + ", ".join(repr(m) for m in METADATA_SYNC_MODES)
+            )
+        if self.metadata_sync is not None and self.brokers > 1:
+            raise ConfigurationError(
+                f"cluster {self.name}: metadata_sync needs brokers: 1 for now (a standalone with a second RocksDB "
+                "configuration store); multi-broker clusters would need a configuration store of their own"
             )
         if self.brokers < 1:
             raise ConfigurationError(f"cluster {self.name}: brokers must be at least 1, got {self.brokers}")

@@ -185,6 +185,10 @@ class Topology(_Model):
     failure_domains: dict[ClusterName, dict[DomainName, tuple[BrokerIndex, ...]]] = Field(default_factory=dict)
     """PIP-7 failure domains per cluster, by broker index: `{cluster-a: {rack-1: [0, 1], rack-2: [2, 3]}}`.
     Declared through the admin API before the workload starts (replacing the cluster's other domains)."""
+    metadata_sync: Literal["pulsar", "reference"] | None = None
+    """PIP-136: every cluster gets a configuration store of its own, kept in sync with the others' through a
+    geo-replicated event topic: `pulsar` by Pulsar's own synchronizer (`configurationMetadataSyncEventTopic`),
+    `reference` by this project's. Needs `brokers: 1` (standalones with a second RocksDB store)."""
 
     @model_validator(mode="after")
     def _check(self) -> Topology:
@@ -195,6 +199,18 @@ class Topology(_Model):
                 problems.append((("clusters",), "expected at least one cluster, found an empty list"))
         problems += self._check_named_clusters()
         problems += self._check_domains()
+        if self.metadata_sync is not None:
+            several = [c for c in (self.clusters or ()) if (self.brokers_of(c) or 1) > 1]
+            if several or (isinstance(self.brokers, int) and self.brokers > 1):
+                problems.append(
+                    (
+                        ("metadata_sync",),
+                        "metadata sync runs on standalones (brokers: 1) for now; remove topology.brokers or set "
+                        "it to 1",
+                    )
+                )
+            if self.clusters is not None and len(self.clusters) < 2:
+                problems.append((("metadata_sync",), "metadata sync needs at least two clusters in topology.clusters"))
         _raise_problems(problems)
         return self
 
@@ -353,6 +369,33 @@ class Topic(_Model):
     """0: a non-partitioned topic."""
 
 
+class MetadataWrites(_Model):
+    """Metadata updates (PIP-136) made while the workload runs: one policy of the workload's namespace (or its
+    tenant's admin roles), written on each cluster of `writers` every `every`, each write with a value of its own."""
+
+    policy: Literal["message_ttl", "retention", "tenant_admin_roles"]
+    """What is written: the namespace's message TTL or retention, or the tenant's admin roles."""
+    writers: tuple[ClusterName, ...] = Field(min_length=1)
+    """The clusters the writes are made on (each writes on its own schedule)."""
+    every: PositiveDuration
+    """Time between two writes on one cluster."""
+    start: Duration = Duration("1s")
+    """When the first cluster writes first, from the start of the workload."""
+    stagger: Duration = Duration("0s")
+    """How much later each cluster of `writers` starts than the one before it (0s: all clusters write at the same
+    moments, i.e. concurrent updates of the same policy)."""
+    until: Duration | None = None
+    """When the writes stop (default: the workload's duration)."""
+    settle: PositiveDuration = Duration("30s")
+    """How long, after the writes and the faults, the clusters are read until they agree (the reads that
+    `converged` judges)."""
+
+    @model_validator(mode="after")
+    def _check(self) -> MetadataWrites:
+        _raise_problems(_duplicates(self.writers, ("writers",), "cluster"))
+        return self
+
+
 class Workload(_Model):
     """The traffic that runs while the faults happen."""
 
@@ -396,6 +439,8 @@ class Workload(_Model):
     makes 4 topics, each with its producers and consumers)."""
     anti_affinity_group: DomainName | None = None
     """Put every namespace of the workload in this PIP-7 anti-affinity group (before any topic is looked up)."""
+    metadata: MetadataWrites | None = None
+    """Metadata updates made while the messages flow (needs `topology.metadata_sync`)."""
 
     @model_validator(mode="after")
     def _check(self) -> Workload:
@@ -769,6 +814,13 @@ class ReassignedSpec(_Model):
     """Index of the fault in `faults` (a broker_kill, broker_pause or domain_outage; default: the first)."""
 
 
+class ConvergedSpec(_Model):
+    """Every cluster holds the same value of the written policy within a time after the last write and the last
+    fault's end, and keeps it."""
+
+    within: PositiveDuration
+
+
 class _Expectation(_Model):
     kind: ClassVar[str]
 
@@ -850,6 +902,21 @@ class DrainedBeforeRedirectExpectation(_Expectation):
     drained_before_redirect: DrainedSpec
 
 
+class ConvergedExpectation(_Expectation):
+    """Every cluster agrees on the written metadata in time (PIP-136)."""
+
+    kind: ClassVar[str] = "converged"
+    converged: ConvergedSpec
+
+
+class LastWriterWinsExpectation(_Expectation):
+    """What every cluster finally holds is the last write by origin time, ties to the cluster whose name sorts
+    first (PIP-136's rule), computed by the oracle from the events the clusters published."""
+
+    kind: ClassVar[str] = "last_writer_wins"
+    last_writer_wins: TrueFlag
+
+
 def expectation_key(value: Any) -> str | None:
     """The discriminator of an expectation: its single key (None when it has none or several)."""
     if isinstance(value, dict):
@@ -870,7 +937,9 @@ Expectation = Annotated[
     | Annotated[PlacementExpectation, Tag("placement")]
     | Annotated[ReassignedExpectation, Tag("reassigned")]
     | Annotated[ProducersRedirectedExpectation, Tag("producers_redirected")]
-    | Annotated[DrainedBeforeRedirectExpectation, Tag("drained_before_redirect")],
+    | Annotated[DrainedBeforeRedirectExpectation, Tag("drained_before_redirect")]
+    | Annotated[ConvergedExpectation, Tag("converged")]
+    | Annotated[LastWriterWinsExpectation, Tag("last_writer_wins")],
     Discriminator(expectation_key),
 ]
 
@@ -934,6 +1003,7 @@ class Scenario(_Model):
         problems += self._check_clusters()
         problems += self._check_faults()
         problems += self._check_expectations()
+        problems += self._check_metadata()
         _raise_problems(problems)
         return self
 
@@ -950,6 +1020,9 @@ class Scenario(_Model):
             yield ("workload", "replication", name), name
             for index, member in enumerate(members):
                 yield ("workload", "replication", name, index), member
+        if self.workload.metadata is not None:
+            for index, name in enumerate(self.workload.metadata.writers):
+                yield ("workload", "metadata", "writers", index), name
         for index, fault in enumerate(self.faults):
             for loc, name in fault.cluster_refs():
                 yield ("faults", index, *loc), name
@@ -966,6 +1039,36 @@ class Scenario(_Model):
                 spec = expectation.drained_before_redirect
                 yield ("expect", index, "drained_before_redirect", "from"), spec.from_
                 yield ("expect", index, "drained_before_redirect", "to"), spec.to
+
+    def _check_metadata(self) -> list[tuple[Loc, str]]:
+        """Metadata writes need metadata sync, and the metadata expectations need metadata writes."""
+        problems: list[tuple[Loc, str]] = []
+        metadata = self.workload.metadata
+        if metadata is not None and self.topology.metadata_sync is None:
+            problems.append(
+                (
+                    ("workload", "metadata"),
+                    "metadata writes need clusters that sync metadata: set topology.metadata_sync to pulsar or "
+                    "reference",
+                )
+            )
+        until = metadata.until if metadata is not None else None
+        if until is not None and until.seconds > self.workload.duration.seconds:
+            problems.append(
+                (
+                    ("workload", "metadata", "until"),
+                    f"the writes stop at {until}, after the end of the workload ({self.workload.duration})",
+                )
+            )
+        for index, expectation in enumerate(self.expect):
+            if isinstance(expectation, ConvergedExpectation | LastWriterWinsExpectation) and metadata is None:
+                problems.append(
+                    (
+                        ("expect", index, expectation.kind),
+                        f"{expectation.kind} judges metadata writes: add workload.metadata (policy, writers, every)",
+                    )
+                )
+        return problems
 
     def _check_clusters(self) -> list[tuple[Loc, str]]:
         known = self.topology.clusters

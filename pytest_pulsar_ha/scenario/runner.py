@@ -33,6 +33,7 @@ from pytest_pulsar_ha.nemesis.scheduler import Nemesis
 from pytest_pulsar_ha.report.evidence import write_evidence
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
 from pytest_pulsar_ha.scenario.loader import ScenarioCase
+from pytest_pulsar_ha.scenario.metadata import ScenarioMetadata
 from pytest_pulsar_ha.scenario.migrations import ScenarioMigrations
 from pytest_pulsar_ha.scenario.model import (
     BrokerKillFault,
@@ -217,6 +218,10 @@ def execute(
         workload = Workload(client, plan, log, consumer_client)
         nemesis = Nemesis(schedule_faults(FaultTarget(env, scenario, setup.url_provider, migrations)), log)
         watches = placement_watches(env, scenario, spaces, log.add)
+        metadata = None
+        if w.metadata is not None:
+            metadata = ScenarioMetadata(env, w.metadata, spaces.namespaces[0], clusters, plan.duration_s, log.add)
+            stack.callback(metadata.stop)
         stack.callback(workload.stop)
         stack.callback(nemesis.stop)  # runs first: faults are undone before the clients stop
         for watch in watches:
@@ -229,10 +234,14 @@ def execute(
                 watch.start()
             t0 = time.monotonic()
             nemesis.start(t0)
+            if metadata is not None:
+                metadata.start(t0)
             while time.monotonic() < t0 + plan.duration_s:
                 time.sleep(0.1)
             workload.stop_sending()
             nemesis.stop()
+            if metadata is not None:
+                metadata.finish()
             for watch in watches:
                 watch.stop()
             drain_s = w.drain_timeout.seconds
@@ -244,7 +253,7 @@ def execute(
                     result.problems.append(undrained)
         except KeyboardInterrupt:
             interrupted = True
-    result.problems += nemesis.errors + migrations.errors
+    result.problems += nemesis.errors + migrations.errors + (metadata.errors if metadata is not None else [])
     stuck = workload.hung_closes + [h for h in hung if h]  # the client's own failure, kept as evidence
     result.problems += [f"the workload could not record a send's outcome: {e}" for e in workload.callback_errors]
     after = steady_state(env, clusters, STEADY_STATE_SECONDS)

@@ -45,6 +45,9 @@ def test_event_columns_and_json_line() -> None:
         "migration_start",
         "migrated",
         "migration_end",
+        "metadata_write",
+        "metadata_event",
+        "metadata_read",
     }
 
 
