@@ -74,7 +74,7 @@ def scenario_specs(topology: Topology, session: Sequence[ClusterSpec]) -> tuple[
                 base,
                 brokers=base.brokers if brokers is None else brokers,
                 broker_settings={**base.broker_settings, **settings},
-                metadata_sync=topology.metadata_sync,
+                metadata_sync=topology.sync_of(name),
             )
         )
     fits = all(

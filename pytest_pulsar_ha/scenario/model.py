@@ -163,6 +163,9 @@ def _duplicates(values: tuple[str, ...], loc: Loc, what: str) -> list[tuple[Loc,
 # -- topology ------------------------------------------------------------------------------------------------
 
 
+SyncMode = Literal["pulsar", "reference"]
+
+
 class Topology(_Model):
     """The clusters a scenario runs on: their names, brokers, broker settings and failure domains.
 
@@ -185,10 +188,11 @@ class Topology(_Model):
     failure_domains: dict[ClusterName, dict[DomainName, tuple[BrokerIndex, ...]]] = Field(default_factory=dict)
     """PIP-7 failure domains per cluster, by broker index: `{cluster-a: {rack-1: [0, 1], rack-2: [2, 3]}}`.
     Declared through the admin API before the workload starts (replacing the cluster's other domains)."""
-    metadata_sync: Literal["pulsar", "reference"] | None = None
+    metadata_sync: SyncMode | dict[ClusterName, SyncMode] | None = None
     """PIP-136: every cluster gets a configuration store of its own, kept in sync with the others' through a
     geo-replicated event topic: `pulsar` by Pulsar's own synchronizer (`configurationMetadataSyncEventTopic`),
-    `reference` by this project's. Needs `brokers: 1` (standalones with a second RocksDB store)."""
+    `reference` by this project's; or per cluster, e.g. `{cluster-a: pulsar, cluster-b: reference}` (the two
+    side by side on one topic). Needs `brokers: 1` (standalones with a second RocksDB store)."""
 
     @model_validator(mode="after")
     def _check(self) -> Topology:
@@ -199,6 +203,18 @@ class Topology(_Model):
                 problems.append((("clusters",), "expected at least one cluster, found an empty list"))
         problems += self._check_named_clusters()
         problems += self._check_domains()
+        if isinstance(self.metadata_sync, dict):
+            named = self.clusters or ()
+            problems += [
+                (("metadata_sync", name), f"unknown cluster {name!r}; expected one of topology.clusters")
+                for name in self.metadata_sync
+                if name not in named
+            ]
+            problems += [
+                (("metadata_sync",), f"every cluster needs a mode; missing: {name}")
+                for name in named
+                if name not in self.metadata_sync
+            ]
         if self.metadata_sync is not None:
             several = [c for c in (self.clusters or ()) if (self.brokers_of(c) or 1) > 1]
             if several or (isinstance(self.brokers, int) and self.brokers > 1):
@@ -232,6 +248,12 @@ class Topology(_Model):
             for loc, name in named
             if name not in self.clusters
         ]
+
+    def sync_of(self, cluster: str) -> SyncMode | None:
+        """How ``cluster``'s metadata is kept in sync (None: it is not)."""
+        if isinstance(self.metadata_sync, dict):
+            return self.metadata_sync.get(cluster)
+        return self.metadata_sync
 
     def brokers_of(self, cluster: str) -> int | None:
         """The brokers this topology asks of ``cluster`` (None: the session's count)."""
