@@ -12,7 +12,7 @@ _NAME = re.compile(r"^[a-z][a-z0-9-]{0,39}$")
 MAX_CLUSTERS = 5
 MAX_BROKERS = 8
 AUTH_MODES = (None, "token")
-METADATA_SYNC_MODES = (None, "pulsar", "reference")
+METADATA_SYNC_MODES = (None, "pulsar", "reference", "store")
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,8 @@ class ClusterSpec:
     ``metadata_sync`` gives the cluster a configuration store of its own (PIP-136 needs one per cluster) and
     keeps it in sync with the other clusters that have one: ``"pulsar"`` with Pulsar's own synchronizer
     (``configurationMetadataSyncEventTopic``), ``"reference"`` with this project's
-    (:mod:`pytest_pulsar_ha.components.metadata_sync`); None: the configuration store is the metadata store.
+    (:mod:`pytest_pulsar_ha.components.metadata_sync`), ``"store"`` by nothing the harness runs (bring your own
+    synchronizer, e.g. ``pulsar-ha metadata-sync``); None: the configuration store is the metadata store.
     """
 
     name: str

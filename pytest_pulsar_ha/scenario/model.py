@@ -163,7 +163,7 @@ def _duplicates(values: tuple[str, ...], loc: Loc, what: str) -> list[tuple[Loc,
 # -- topology ------------------------------------------------------------------------------------------------
 
 
-SyncMode = Literal["pulsar", "reference"]
+SyncMode = Literal["pulsar", "reference", "store"]
 
 
 class Topology(_Model):
@@ -191,8 +191,9 @@ class Topology(_Model):
     metadata_sync: SyncMode | dict[ClusterName, SyncMode] | None = None
     """PIP-136: every cluster gets a configuration store of its own, kept in sync with the others' through a
     geo-replicated event topic: `pulsar` by Pulsar's own synchronizer (`configurationMetadataSyncEventTopic`),
-    `reference` by this project's; or per cluster, e.g. `{cluster-a: pulsar, cluster-b: reference}` (the two
-    side by side on one topic). Needs `brokers: 1` (standalones with a second RocksDB store)."""
+    `reference` by this project's, `store` by nothing the harness runs (your own synchronizer); or per
+    cluster, e.g. `{cluster-a: pulsar, cluster-b: reference}` (the two side by side on one topic). Needs
+    `brokers: 1` (standalones with a second RocksDB store)."""
 
     @model_validator(mode="after")
     def _check(self) -> Topology:
