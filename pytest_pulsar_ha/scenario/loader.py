@@ -24,7 +24,7 @@ from pytest_pulsar_ha.scenario._introspect import is_model as _is_model
 from pytest_pulsar_ha.scenario._introspect import strip as _strip
 from pytest_pulsar_ha.scenario._introspect import tags as _tags
 from pytest_pulsar_ha.scenario.errors import Problem, ScenarioError
-from pytest_pulsar_ha.scenario.model import PROBLEMS_ERROR, SCENARIO_NAME_PATTERN, Loc, Scenario, dotted
+from pytest_pulsar_ha.scenario.model import PROBLEMS_ERROR, SCENARIO_NAME_PATTERN, CustomProvider, Loc, Scenario, dotted
 from pytest_pulsar_ha.scenario.quantities import QUANTITY_ERROR_TYPES, describe
 from pytest_pulsar_ha.scenario.ranges import number_range, with_metadata
 from pytest_pulsar_ha.scenario.yaml_document import YamlProblem, compose
@@ -425,6 +425,7 @@ class _FileLoader:
                 self.report((*loc, *where), message, self.line((*loc, *line_at)))
         cases: list[ScenarioCase] = []
         if scenario is not None:
+            self._check_factory(scenario, loc)
             cases.append(ScenarioCase(self.path, self.line(loc), scenario.name, scenario))
         base_problems = {line_at for _, line_at, _ in explained}
         variants = entry.get("variants", [])
@@ -485,7 +486,22 @@ class _FileLoader:
                 self.report((*scenario_loc, *where), message + label, self.line((*scenario_loc, *line_at)))
         if scenario is None or not ok:
             return None
+        if _overridden(override, ("provider", "factory")):
+            self._check_factory(scenario, loc)
         return ScenarioCase(self.path, self.line(loc), f"{scenario.name}[{variant_id}]", scenario, str(variant_id))
+
+    def _check_factory(self, scenario: Scenario, loc: Loc) -> None:
+        """A custom provider's factory must import and be callable before any cluster starts."""
+        provider = scenario.provider
+        if not isinstance(provider, CustomProvider):
+            return
+        from pytest_pulsar_ha.scenario.factories import FactoryError, resolve_factory
+
+        try:
+            resolve_factory(provider.factory)
+        except FactoryError as exc:
+            where = (*loc, "provider", "factory")
+            self.report(where, str(exc), self.line(where))
 
 
 def _merge(base: Any, override: Any) -> Any:

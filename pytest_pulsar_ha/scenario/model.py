@@ -19,6 +19,7 @@ from pydantic import (
     ConfigDict,
     Discriminator,
     Field,
+    JsonValue,
     Strict,
     Tag,
     WithJsonSchema,
@@ -379,7 +380,32 @@ class NoProvider(_Model):
     """The cluster clients connect to (default: the first cluster of the topology)."""
 
 
-Provider = Annotated[AutoProvider | ControlledProvider | NativeProvider | NoProvider, Field(discriminator="kind")]
+FACTORY_PATTERN = r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*"
+FactoryReference = Annotated[
+    str,
+    Strict(),
+    AfterValidator(_matching(FACTORY_PATTERN, "'package.module:function', e.g. 'mypackage.failover:build'")),
+    _string(FACTORY_PATTERN, "`package.module:function`, e.g. `mypackage.failover:build`."),
+]
+
+
+class CustomProvider(_Model):
+    """Your own `pulsar.ServiceInfoProvider`, built by a function of yours when the scenario runs."""
+
+    kind: Literal["custom"]
+    factory: FactoryReference
+    """`package.module:function`, importable where pytest runs. It is called with a
+    `pytest_pulsar_ha.scenario.factories.ProviderContext` (every cluster's service URL, admin URL and token,
+    `primary`, `args`) and returns a `pulsar.ServiceInfoProvider`."""
+    primary: ClusterName
+    """The cluster clients are expected to start on (what switch checks and figures measure from)."""
+    args: dict[SettingName, JsonValue] = Field(default_factory=dict)
+    """Anything your factory takes, passed as `context.args`."""
+
+
+Provider = Annotated[
+    AutoProvider | ControlledProvider | NativeProvider | NoProvider | CustomProvider, Field(discriminator="kind")
+]
 
 # -- workload ------------------------------------------------------------------------------------------------
 

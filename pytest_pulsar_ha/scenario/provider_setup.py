@@ -13,7 +13,7 @@ from typing import Any
 
 from pytest_pulsar_ha.history import PROBE, SWITCH, SWITCH_FAILED, Event, EventLog
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.scenario.model import AutoProvider, ControlledProvider, NoProvider, Scenario
+from pytest_pulsar_ha.scenario.model import AutoProvider, ControlledProvider, CustomProvider, NoProvider, Scenario
 
 
 def _endpoint(env: PulsarHaEnvironment, name: str) -> Any:
@@ -40,6 +40,8 @@ def build_provider(
     url_to_cluster = {env.cluster(n).service_url: n for n in clusters}
     if isinstance(spec, NoProvider):  # straight to the primary (env.client takes a cluster name)
         return ProviderSetup(primary, primary=primary, url_to_cluster=url_to_cluster)
+    if isinstance(spec, CustomProvider):
+        return build_custom(env, spec, clusters, url_to_cluster)
     secondaries = list(spec.secondaries) or [n for n in clusters if n != primary]
     if isinstance(spec, AutoProvider):
         from pulsar_ha_providers import AutoClusterFailover
@@ -82,6 +84,30 @@ def build_provider(
         switch_back_threshold=max(1, math.ceil(spec.switch_back_delay.seconds / interval)),
     )
     return ProviderSetup(native, primary=primary, url_to_cluster=url_to_cluster)
+
+
+def build_custom(
+    env: PulsarHaEnvironment, spec: CustomProvider, clusters: list[str], url_to_cluster: dict[str, str]
+) -> ProviderSetup:
+    """The user's provider: their factory called with the clusters as clients reach them; what it reports with
+    ``context.switched`` goes into the history as ``switch`` events."""
+    from pulsar_ha_providers import EventHub, SwitchEvent
+    from pytest_pulsar_ha.scenario.factories import ClusterInfo, ProviderContext, check_returned, resolve_factory
+
+    hub = EventHub()
+    current = [spec.primary]
+
+    def switched(to: str, reason: str) -> None:
+        hub.publish(SwitchEvent(current[0], to, reason or "custom provider"))
+        current[0] = to
+
+    infos = {
+        name: ClusterInfo(name, env.cluster(name).service_url, env.cluster(name).admin_url, env.cluster(name).token)
+        for name in clusters
+    }
+    context = ProviderContext(infos, spec.primary, dict(spec.args), switched)
+    provider = check_returned(spec.factory, resolve_factory(spec.factory)(context))
+    return ProviderSetup(provider, hub, primary=spec.primary, url_to_cluster=url_to_cluster)
 
 
 def provider_event(setup: ProviderSetup, event: Any) -> Event | None:

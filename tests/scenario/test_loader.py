@@ -84,7 +84,7 @@ def test_the_template_is_valid() -> None:
         ),
         pytest.param(
             [("kind: auto", "kind: automatic")],
-            "t.pulsar-ha.yaml:5: scenarios[0].provider.kind: expected one of: auto, controlled, native, none; "
+            "t.pulsar-ha.yaml:5: scenarios[0].provider.kind: expected one of: auto, controlled, native, none, custom; "
             "found 'automatic'",
             id="bad-provider-kind",
         ),

@@ -17,6 +17,7 @@ from pytest_pulsar_ha.scenario.loader import ScenarioCase, load_scenarios
 from pytest_pulsar_ha.scenario.model import (
     AutoProvider,
     ControlledProvider,
+    CustomProvider,
     MaxDuplicatesExpectation,
     NativeProvider,
     SwitchBackExpectation,
@@ -46,6 +47,11 @@ def derived(case: ScenarioCase, expectation: SwitchExpectation | SwitchBackExpec
         if fault.kind == "url_provider":  # nothing before the bad answers end; then the next good poll
             length = fault.for_.seconds
             return length, length + interval + deadline + R_BUDGET
+    if isinstance(provider, CustomProvider):  # examples/sticky_failover.py: N failed health checks in a row
+        assert provider.factory == "examples.sticky_failover:build", f"{case.id}: no derivation for {provider.factory}"
+        assert not back, f"{case.id}: StickyFailover never switches back"
+        interval, count = float(str(provider.args["interval_s"])), int(str(provider.args["failures"]))
+        return (count - 1) * interval, count * interval + R_BUDGET
     interval = provider.check_interval.seconds
     if isinstance(provider, NativeProvider):  # probe counts: N failed (good) probes in a row, N = ceil(delay / I)
         delay = provider.switch_back_delay.seconds if back else provider.failover_delay.seconds

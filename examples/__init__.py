@@ -1,0 +1,1 @@
+"""Examples of user code the scenarios can name (e.g. a custom provider's factory)."""
