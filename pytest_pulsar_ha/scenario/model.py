@@ -1022,6 +1022,48 @@ class ExpectFailure(_Model):
     """Where the behaviour is tracked (an issue URL or number)."""
 
 
+DrawnKind = Literal["outage", "kill", "pause", "latency", "replication_cut"]
+
+
+class FaultSpace(_Model):
+    """Faults drawn at random from the run's seed, beside the fixed `faults` (a nightly run draws new ones with
+    each seed; the printed replay command draws the same ones again). The drawn timeline is in the evidence."""
+
+    count: Annotated[int, Strict(), Field(ge=1, le=50)]
+    """How many faults to draw."""
+    kinds: tuple[DrawnKind, ...] = Field(min_length=1)
+    """The kinds drawn from, each equally likely."""
+    clusters: tuple[ClusterName, ...] | None = None
+    """The clusters faults may hit (replication cuts: links between them). Default: the topology's clusters."""
+    start: Duration = Duration("2s")
+    """No fault before this time."""
+    end_margin: Duration = Duration("5s")
+    """No fault in the last part of the workload (so clients recover before it ends)."""
+    length: Window = Field(default_factory=lambda: (Duration("2s"), Duration("6s")))
+    """`[shortest, longest]` a fault lasts (default `[2s, 6s]`)."""
+    gap: Window = Field(default_factory=lambda: (Duration("1s"), Duration("5s")))
+    """`[shortest, longest]` quiet time between one fault's end and the next one's start, one at a time
+    (default `[1s, 5s]`)."""
+    latency: Window = Field(default_factory=lambda: (Duration("100ms"), Duration("500ms")))
+    """`[least, most]` delay of a `latency` fault (default `[100ms, 500ms]`)."""
+    max_concurrent: Annotated[int, Strict(), Field(ge=1, le=5)] = 1
+    """How many faults may hold at once (1: one after the other, with `gap` between them)."""
+    all_clusters_at_once: Annotated[bool, Strict()] = False
+    """Whether the faults holding at one moment may together hit every cluster (replication cuts hit none)."""
+
+    @model_validator(mode="after")
+    def _check(self) -> FaultSpace:
+        problems: list[tuple[Loc, str]] = []
+        for key in ("length", "gap", "latency"):
+            problems += [((key, *loc[1:]), m) for loc, m in _check_window(getattr(self, key))]
+        if self.length[0].seconds <= 0:
+            problems.append((("length", 0), f"a fault lasts more than 0s, found {self.length[0]}"))
+        if self.clusters is not None:
+            problems += _duplicates(self.clusters, ("clusters",), "cluster")
+        _raise_problems(problems)
+        return self
+
+
 class Scenario(_Model):
     """One chaos scenario: clusters, a failover provider, a workload, faults at set times and what must hold."""
 
@@ -1041,6 +1083,8 @@ class Scenario(_Model):
     """The producers and consumers that run while the faults happen."""
     faults: tuple[Fault, ...] = ()
     """What goes wrong, and when."""
+    generate: FaultSpace | None = None
+    """Faults drawn at random from the run's seed, added after `faults`."""
     expect: tuple[Expectation, ...] = Field(min_length=1)
     """What must hold; each item has one key naming the expectation."""
     expect_failure: ExpectFailure | None = None
@@ -1053,8 +1097,19 @@ class Scenario(_Model):
         problems += self._check_faults()
         problems += self._check_expectations()
         problems += self._check_metadata()
+        problems += self._check_generate()
         _raise_problems(problems)
         return self
+
+    def _check_generate(self) -> list[tuple[Loc, str]]:
+        """The drawn faults must be able to hit what they name and fit in the workload (see
+        :mod:`pytest_pulsar_ha.scenario.generated`)."""
+        space = self.generate
+        if space is None:
+            return []
+        from pytest_pulsar_ha.scenario.generated import space_problems
+
+        return [(("generate", *loc), message) for loc, message in space_problems(space, self)]
 
     def cluster_refs(self) -> Iterator[tuple[Loc, str]]:
         """Every cluster named by the provider, the faults and the expectations, with where it is named."""
@@ -1075,6 +1130,9 @@ class Scenario(_Model):
         for index, fault in enumerate(self.faults):
             for loc, name in fault.cluster_refs():
                 yield ("faults", index, *loc), name
+        if self.generate is not None:
+            for index, name in enumerate(self.generate.clusters or ()):
+                yield ("generate", "clusters", index), name
         for index, expectation in enumerate(self.expect):
             if isinstance(expectation, SwitchExpectation):
                 yield ("expect", index, "switch", "to"), expectation.switch.to

@@ -32,6 +32,7 @@ from pytest_pulsar_ha.nemesis.kinds import FaultTarget, hit_brokers, schedule_fa
 from pytest_pulsar_ha.nemesis.scheduler import Nemesis
 from pytest_pulsar_ha.report.evidence import write_evidence
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
+from pytest_pulsar_ha.scenario.generated import with_drawn_faults
 from pytest_pulsar_ha.scenario.loader import ScenarioCase
 from pytest_pulsar_ha.scenario.metadata import ScenarioMetadata
 from pytest_pulsar_ha.scenario.migrations import ScenarioMigrations
@@ -139,8 +140,8 @@ def execute(
 ) -> ScenarioResult:
     """Run ``case`` on ``env``; write the evidence into ``evidence_dir``; return the result (never raises on a
     failed expectation; raises KeyboardInterrupt after cleaning up)."""
-    scenario = case.scenario
     seed = case.seed if seed is None else seed
+    scenario = with_drawn_faults(case.scenario, seed)  # `generate:` faults, drawn from this run's seed
     result = ScenarioResult(case.id, "passed", seed)
     clusters = list(scenario.topology.clusters or env.names)
     missing = [n for n in clusters if n not in env.clusters]
@@ -274,6 +275,11 @@ def execute(
         "clusters": ", ".join(clusters),
         "provider": scenario.provider.kind,
         "faults": "; ".join(f.label for f in nemesis.faults) or "none",
+        **(
+            {"drawn faults": f"{len(scenario.faults) - len(case.scenario.faults)} from seed {seed} (in faults above)"}
+            if scenario.generate is not None
+            else {}
+        ),
         "events": str(len(events)),
         "figures": "; ".join(result.figures.summary().splitlines()),
     }

@@ -58,6 +58,7 @@ def test_structure() -> None:
         "provider",
         "workload",
         "faults",
+        "generate",
         "expect",
         "expect_failure",
         "variants",
