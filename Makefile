@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTEST_ARGS ?=
 
-.PHONY: setup provision demo smoke test lint unit bench reap multi-broker migration-chaos
+.PHONY: setup provision demo smoke test lint unit bench reap multi-broker migration-chaos nightly
 
 setup: $(VENV)/.installed provision
 
@@ -19,7 +19,7 @@ provision: $(VENV)/.installed
 
 # The main job: the shipped chaos scenarios on the embedded default, with a report (reports/pulsar-ha/index.html).
 demo: setup
-	$(PY) -m pytest scenarios --ignore=scenarios/multi-broker -m "not wedges_client" -p no:cacheprovider $(PYTEST_ARGS)
+	$(PY) -m pytest scenarios --ignore=scenarios/multi-broker -m "not wedges_client and not nightly_demo" -p no:cacheprovider $(PYTEST_ARGS)
 
 # The PIP-7 scenarios and tests alone (4-broker clusters, 9-12 minutes; `make test` runs them too), then the
 # tests marked `unsettled`: not reliable enough for `make test` yet (README, "Development").
@@ -33,6 +33,13 @@ migration-chaos: setup
 	@status=0; for id in $$($(PY) -m pytest scenarios -m wedges_client --collect-only -q -p no:cacheprovider | grep '::'); do \
 		$(PY) -m pytest "$$id" -p no:cacheprovider $(PYTEST_ARGS) || status=1; done; exit $$status
 
+# A short nightly profile (about 30 minutes here): rounds of the drawn-fault scenarios, each with a fresh seed,
+# until the budget is spent; then the trend page across every night kept in reports/nightly (README, "Nightly").
+NIGHTLY_FOR ?= 30m
+nightly: setup
+	$(VENV)/bin/pulsar-ha nightly run --results reports/nightly --for $(NIGHTLY_FOR) -- \
+		scenarios/generated-chaos.pulsar-ha.yaml scenarios/nightly -m "not wedges_client" $(PYTEST_ARGS)
+
 # The smallest check that the environment works: start the clusters, prove replication both ways, stop.
 smoke: setup
 	$(VENV)/bin/pulsar-ha smoke
@@ -44,7 +51,7 @@ lint: $(VENV)/.installed
 
 # Short tracebacks: a failure's own lines, then what the brokers logged meanwhile (the plugin adds them).
 test: setup lint
-	$(PY) -m pytest -m "not unsettled and not wedges_client" --tb=short --durations=10 $(PYTEST_ARGS)
+	$(PY) -m pytest -m "not unsettled and not wedges_client and not nightly_demo" --tb=short --durations=10 $(PYTEST_ARGS)
 
 # Everything that needs no cluster (the plugin marks every test that asks for one `real_clusters`).
 unit: $(VENV)/.installed

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from pytest_pulsar_ha.cli_metadata_sync import add_metadata_sync_parser
 from pytest_pulsar_ha.cli_migrate import add_migrate_parser
+from pytest_pulsar_ha.cli_nightly import add_nightly_parser
 from pytest_pulsar_ha.errors import PulsarHaError
 from pytest_pulsar_ha.provisioning import DEFAULT_PULSAR_VERSION, default_cache_dir, ensure_pulsar, ensure_toxiproxy
 from pytest_pulsar_ha.runtime.topology import parse_brokers, parse_clusters
@@ -154,6 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
     reap.set_defaults(func=cmd_reap)
     add_migrate_parser(sub)
     add_metadata_sync_parser(sub)
+    add_nightly_parser(sub)
     return parser
 
 

@@ -27,6 +27,7 @@ def write_evidence(result: ScenarioResult, events: list[Event], evidence_dir: Pa
         "outcome": result.outcome,
         "seed": result.seed,
         "problems": result.problems,
+        "facts": result.facts,
         "checks": [c.__dict__ for c in result.checks],
         "figures": None if result.figures is None else result.figures.to_dict(),
         "evidence": {k: str(v) for k, v in result.evidence.items()},

@@ -1408,15 +1408,20 @@ class Scenario(_Model):
         else:
             spec = expectation.switch_back
             needs_end = True
-        if not self.faults:
+        drawn = self.generate.count if self.generate is not None else 0
+        total = len(self.faults) + drawn
+        if not total:
             return [(loc, f"{expectation.kind} is measured from a fault, found no faults in this scenario")]
-        if spec.fault >= len(self.faults):
+        if spec.fault >= total:
+            also = f", the drawn ones after the {len(self.faults)} written" if drawn else ""
             return [
                 (
                     (*loc, "fault"),
-                    f"expected the index of a fault (0 to {len(self.faults) - 1}), found {spec.fault}",
+                    f"expected the index of a fault (0 to {total - 1}{also}), found {spec.fault}",
                 )
             ]
+        if spec.fault >= len(self.faults):
+            return []  # a drawn fault: it always has a duration
         fault = self.faults[spec.fault]
         if needs_end and fault.end is None:
             what = "the window" if isinstance(expectation, SwitchExpectation) else "switch_back"
