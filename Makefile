@@ -51,7 +51,7 @@ lint: $(VENV)/.installed
 
 # Short tracebacks: a failure's own lines, then what the brokers logged meanwhile (the plugin adds them).
 test: setup lint
-	$(PY) -m pytest -m "not unsettled and not wedges_client and not nightly_demo" --tb=short --durations=10 $(PYTEST_ARGS)
+	$(PY) -m pytest -m "not unsettled and not wedges_client and not nightly_demo and not heavy" --tb=short --durations=10 $(PYTEST_ARGS)
 
 # Everything that needs no cluster (the plugin marks every test that asks for one `real_clusters`).
 unit: $(VENV)/.installed

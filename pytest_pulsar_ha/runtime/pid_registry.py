@@ -38,6 +38,22 @@ def _process_group(pid: int) -> int | None:
     return int(stat.rsplit(")", 1)[1].split()[2])
 
 
+def live_group_members(pgid: int) -> list[int]:
+    """Processes of group ``pgid`` that are not zombies (a killed process is gone, or a zombie until reaped)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            found.append(int(entry.name))
+    return found
+
+
 def _environ_has(pid: int, entry: bytes) -> bool:
     try:
         return entry in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")

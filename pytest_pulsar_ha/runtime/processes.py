@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from pytest_pulsar_ha.errors import StartupError
-from pytest_pulsar_ha.runtime.pid_registry import RUN_ID_ENV, PidRegistry
+from pytest_pulsar_ha.runtime.pid_registry import RUN_ID_ENV, PidRegistry, live_group_members
 
 
 def tail_lines(path: Path, count: int = 40) -> str:
@@ -26,6 +26,8 @@ def tail_lines(path: Path, count: int = 40) -> str:
         return ""
 
 
+GROUP_EXIT_SECONDS = 5.0
+"""How long a kill waits for the members of the group after its leader (SIGKILL is delivered asynchronously)."""
 ERROR_LINE = re.compile(r"\bERROR\b|Exception|Error:|Address already in use")
 
 
@@ -123,11 +125,21 @@ class ManagedProcess:
         self.paused = False
 
     def kill(self) -> None:
-        """SIGKILL the whole group and wait for the leader (a crash, as far as the program can tell)."""
+        """SIGKILL the whole group and wait until every member is gone (a crash, as far as the program can tell).
+
+        The leader is reaped here; the other members die asynchronously (a CI run once saw a child of a killed
+        shell still running right after the leader was reaped), so this waits for them too, up to a few
+        seconds, before the group's record is forgotten."""
         if self._popen is None or self._finished:
             return
         self.signal_group(signal.SIGKILL)
         self._popen.wait()
+        pgid = self._popen.pid
+        deadline = time.monotonic() + GROUP_EXIT_SECONDS
+        while live_group_members(pgid) and time.monotonic() < deadline:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pgid, signal.SIGKILL)  # members forked after the first signal
+            time.sleep(0.02)
         self.paused = False
         self._finished = True
         self.registry.forget(self._popen.pid)
