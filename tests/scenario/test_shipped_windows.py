@@ -26,6 +26,10 @@ from pytest_pulsar_ha.scenario.model import (
 
 ROOT = Path(__file__).resolve().parents[2]
 R_BUDGET = 0.4
+R_AFTER_RESTART = 5.0
+"""The client's reconnect time after switching back to a cluster that was killed and restarted: the restarted
+broker answers lookups before it has recovered the topic's ledger, so the first ack waits for Pulsar's recovery
+(measured 0.10-4.54 s in 10 rounds, and 5.58 s - 2.27 s = 3.3 s in a clean-clone CI run)."""
 SLOW_TO_FAIL = ("timeout", "pause")  # probes fail only by timing out
 
 
@@ -62,7 +66,7 @@ def derived(case: ScenarioCase, expectation: SwitchExpectation | SwitchBackExpec
     if back:
         delay = provider.switch_back_delay.seconds
         if fault.kind == "kill":  # the restarted cluster serves lookups before the recorded end (readiness)
-            return 0.0, delay + interval + R_BUDGET
+            return 0.0, delay + interval + R_AFTER_RESTART
         early = timeout if fault.kind in SLOW_TO_FAIL else 0.0  # a probe in flight at the end counts from its tick
         return delay - early, delay + interval + R_BUDGET
     delay = provider.failover_delay.seconds
