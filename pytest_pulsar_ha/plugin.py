@@ -44,6 +44,7 @@ _OPTIONS: list[tuple[str, str, str]] = [
     ("cache_dir", "", "where Pulsar and toxiproxy are cached (default: $PULSAR_HA_CACHE_DIR or ~/.cache)"),
     ("heap", "512m", "JVM heap of each cluster's broker process (e.g. 512m, 1g)"),
     ("startup_timeout", "180", "seconds a cluster may take to become ready"),
+    ("clusters_file", "", "backend external: the YAML file naming the clusters (examples/external-clusters.yaml)"),
     ("evidence_dir", "reports/pulsar-ha", "where scenario histories, timelines and reports are written"),
     ("spark_master", "", "Spark master URL for the history checks (default: $PULSAR_HA_SPARK_MASTER or local[*])"),
 ]
@@ -89,13 +90,23 @@ def settings_from_config(config: pytest.Config) -> HaSettings:
         raise ConfigurationError(f"{auth_source}={auth!r} is not a known authentication; valid values: none, token")
     specs = parse_clusters(*_value(config, "clusters"))
     brokers = parse_brokers(*_value(config, "brokers"))
+    clusters = tuple(dataclasses.replace(s, auth=None if auth == "none" else auth, brokers=brokers) for s in specs)
+    backend = check_backend(*_value(config, "backend"))
+    clusters_file: Path | None = None
+    if backend == "external":  # the clusters, their auth and brokers are those of the file
+        from pytest_pulsar_ha.runtime.external_clusters import clusters_from_option
+
+        value, source = _value(config, "clusters_file")
+        base = config.invocation_params.dir if source.startswith("--") else config.rootpath
+        clusters_file, clusters = clusters_from_option(value, source, base)
     return HaSettings(
-        clusters=tuple(dataclasses.replace(s, auth=None if auth == "none" else auth, brokers=brokers) for s in specs),
-        backend=check_backend(*_value(config, "backend")),
+        clusters=clusters,
+        backend=backend,
         pulsar_version=check_version(*_value(config, "pulsar_version")),
         heap=check_heap(*_value(config, "heap")),
         startup_timeout=check_timeout(*_value(config, "startup_timeout")),
         cache_dir=Path(cache_dir).expanduser() if cache_dir else default_cache_dir(),
+        clusters_file=clusters_file,
     )
 
 
@@ -260,6 +271,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return None if specs is None else topology_key(specs)
 
     items[:] = order_by_key(items, key_of)
+    from pytest_pulsar_ha.runtime.capabilities import capabilities_of, skip_impossible
+
+    settings = config.stash.get(SETTINGS_KEY, None)
+    skip_impossible(items, capabilities_of(settings) if settings is not None else None)
 
 
 def _apply_clusters_mark(item: pytest.Item) -> None:

@@ -17,7 +17,7 @@ from pytest_pulsar_ha.runtime.topology import ClusterSpec, default_names
 if TYPE_CHECKING:
     from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
 
-BACKENDS = ("embedded",)
+BACKENDS = ("embedded", "external")
 _MEMORY = re.compile(r"^\d+[mMgG]$")
 _VERSION = re.compile(r"^\d+\.\d+\.\d+$")
 
@@ -66,6 +66,8 @@ class HaSettings:
     cache_dir: Path = field(default_factory=default_cache_dir)
     heap: str = "512m"
     startup_timeout: float = 180.0
+    clusters_file: Path | None = None
+    """the external backend's clusters file (runtime/external_clusters.py)"""
 
     def __post_init__(self) -> None:
         check_backend(self.backend)
@@ -79,7 +81,7 @@ class HaSettings:
         return (
             f"pulsar-ha: backend={self.backend} clusters={names} auth={auth} pulsar={self.pulsar_version} "
             f"heap={self.heap} brokers={self.describe_brokers()} startup-timeout={self.startup_timeout:g}s "
-            f"cache={self.cache_dir}"
+            f"cache={self.cache_dir}" + (f" clusters-file={self.clusters_file}" if self.clusters_file else "")
         )
 
     def describe_brokers(self) -> str:
@@ -107,6 +109,8 @@ def build_environment(
     registry = registry or settings.registry()
     for record in registry.reap_orphans():
         progress(f"reaped leftover {record.name} (pgid {record.pgid}) of a run that was killed")
+    if settings.backend == "external":
+        return _external_environment(settings, work_dir, registry, progress)
     distribution = ensure_pulsar(settings.pulsar_version, settings.cache_dir, progress)
     toxiproxy = ensure_toxiproxy(settings.cache_dir, progress)
     work_dir = work_dir or Path(tempfile.mkdtemp(prefix="pulsar-ha-"))
@@ -121,4 +125,22 @@ def build_environment(
     )
     return PulsarHaEnvironment(
         settings.clusters, backend, toxiproxy_binary=toxiproxy, work_dir=work_dir, registry=registry
+    )
+
+
+def _external_environment(
+    settings: HaSettings, work_dir: Path | None, registry: PidRegistry, progress: Progress
+) -> PulsarHaEnvironment:
+    """Clusters that run elsewhere (the clusters file): only toxiproxy is needed here."""
+    from pytest_pulsar_ha.runtime.external_clusters import load_clusters_file
+    from pytest_pulsar_ha.runtime.external_environment import build_external_environment
+
+    if settings.clusters_file is None:
+        raise ConfigurationError("backend=external needs a clusters file (--pulsar-ha-clusters-file)")
+    return build_external_environment(
+        settings.clusters,
+        load_clusters_file(settings.clusters_file),
+        toxiproxy_binary=ensure_toxiproxy(settings.cache_dir, progress),
+        work_dir=work_dir or Path(tempfile.mkdtemp(prefix="pulsar-ha-")),
+        registry=registry,
     )

@@ -1,0 +1,150 @@
+"""Which faults a backend can really apply, and the scenarios it cannot run (skipped with the reason, never faked).
+
+The embedded backend runs every process and wires every link through toxiproxy: everything is possible, and it
+has no :class:`Capabilities` (None). A backend over clusters it does not run (``external``) can neither kill nor
+pause them, nor configure their brokers, and it cuts connections only where they go through its proxies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pytest
+
+    from pytest_pulsar_ha.scenario.model import Scenario
+    from pytest_pulsar_ha.settings import HaSettings
+
+PROCESS_FAULTS = frozenset({"kill", "pause", "broker_kill", "broker_pause", "domain_outage"})
+"""Faults on the clusters' processes (signals to processes the harness started)."""
+CONNECTION_FAULTS = frozenset({"outage", "latency", "timeout", "bandwidth", "reset"})
+"""Faults on the clients' connections (toxiproxy in front of every client connection of the cluster)."""
+LINK_FAULTS = frozenset({"replication_cut"})
+"""Faults on replication links (the clusters registered in each other through the harness's link proxies)."""
+CONTROL_FAULTS = frozenset({"operator_switch", "url_provider", "migrate"})
+"""Faults the harness applies through its own services or the admin API: possible wherever the admin API is."""
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a backend can do to the clusters it serves (see the module's documentation)."""
+
+    backend: str
+    clusters: tuple[str, ...]
+    processes: bool = False
+    """kill and pause (of clusters, brokers, domains)"""
+    proxied_clients: frozenset[str] = frozenset()
+    """clusters whose every client connection goes through the harness's proxy"""
+    links_proxied: bool = False
+    """replication links go through the harness's proxies"""
+    replicated: bool = True
+    """the clusters replicate to each other"""
+    configurable: bool = False
+    """the harness sets broker counts, broker settings, failure domains and metadata stores"""
+    auth: dict[str, str] = field(default_factory=dict)
+    """cluster -> ``token`` or ``none``"""
+    routes: dict[str, str] = field(default_factory=dict)
+    """cluster -> how its client connections go (named in reasons)"""
+
+    def _fault_reasons(self, kind: str, cluster: str | None, replication: bool) -> list[str]:
+        where = f"on the {self.backend} backend"
+        if kind in PROCESS_FAULTS and not self.processes:
+            return [f"fault kind {kind} kills or pauses processes, which the harness does not run {where}"]
+        reasons = []
+        if kind in CONNECTION_FAULTS:
+            targets = [cluster] if cluster is not None else list(self.clusters)
+            for name in targets:
+                if name not in self.proxied_clients:
+                    route = self.routes.get(name, "unknown")
+                    reasons.append(
+                        f"fault kind {kind} cuts or slows client connections, but {name}'s clients are not all "
+                        f"behind the harness's proxy {where} (route {route}: lookups hand clients the broker's own "
+                        "address)"
+                    )
+        if (kind in LINK_FAULTS or (kind == "outage" and replication)) and not self.links_proxied:
+            what = (
+                "an outage with replication: true (the default) cuts replication links too"
+                if kind == "outage"
+                else (f"fault kind {kind} cuts a replication link")
+            )
+            reasons.append(
+                f"{what}, and the clusters are not registered in each other through the harness's proxies {where} "
+                "(an outage of clients alone is replication: false)"
+            )
+        return reasons
+
+    def impossible(self, scenario: Scenario) -> list[str]:
+        """Why ``scenario`` cannot run here (empty when it can)."""
+        reasons: list[str] = []
+        topology = scenario.topology
+        names = list(topology.clusters or self.clusters)
+        missing = [n for n in names if n not in self.clusters]
+        if missing:
+            reasons.append(
+                f"the scenario needs clusters {', '.join(missing)}; the {self.backend} backend has "
+                f"{', '.join(self.clusters)}"
+            )
+        if not self.configurable:
+            asked = [
+                key
+                for key, value in (
+                    ("brokers", topology.brokers),
+                    ("broker_settings", topology.broker_settings),
+                    ("failure_domains", topology.failure_domains),
+                    ("metadata_sync", topology.metadata_sync),
+                )
+                if value
+            ]
+            if asked:
+                reasons.append(
+                    f"topology.{', topology.'.join(asked)} configures brokers, which the harness does not run on the "
+                    f"{self.backend} backend"
+                )
+        wrong_auth = [n for n in names if n in self.auth and self.auth[n] != topology.auth]
+        if wrong_auth:
+            reasons.append(
+                f"the scenario needs clusters with auth {topology.auth}; "
+                + ", ".join(f"{n} has {self.auth[n]}" for n in wrong_auth)
+            )
+        if len(names) > 1 and not self.replicated:
+            reasons.append(f"the scenario needs clusters that replicate; the {self.backend} backend's do not")
+        for fault in scenario.faults:
+            reasons += self._fault_reasons(fault.kind, _cluster_of(fault), bool(getattr(fault, "replication", True)))
+        if scenario.generate is not None:
+            for kind in scenario.generate.kinds:
+                for name in scenario.generate.clusters or names:
+                    reasons += self._fault_reasons(kind, name, True)
+        return list(dict.fromkeys(reasons))
+
+
+def _cluster_of(fault: Any) -> str | None:
+    cluster = getattr(fault, "cluster", None)
+    return None if cluster is None else str(cluster)
+
+
+def capabilities_of(settings: HaSettings) -> Capabilities | None:
+    """The session's backend's capabilities; None where every fault is possible."""
+    if settings.backend != "external" or settings.clusters_file is None:
+        return None
+    from pytest_pulsar_ha.runtime.external import external_capabilities
+    from pytest_pulsar_ha.runtime.external_clusters import load_clusters_file
+
+    return external_capabilities(load_clusters_file(settings.clusters_file))
+
+
+def skip_impossible(items: Iterable[pytest.Item], capabilities: Capabilities | None) -> None:
+    """Mark every scenario test that needs a fault (or a topology) the backend cannot give ``skip``, with why."""
+    if capabilities is None:
+        return
+    import pytest
+
+    for item in items:
+        case = getattr(item, "case", None)
+        scenario = getattr(case, "scenario", None)
+        if scenario is None:
+            continue
+        reasons = capabilities.impossible(scenario)
+        if reasons:
+            item.add_marker(pytest.mark.skip(reason="; ".join(reasons)))

@@ -1,0 +1,182 @@
+"""The ``external`` backend: clusters that run elsewhere (staging, a Kubernetes namespace), named in a clusters file.
+
+The harness starts no broker. A node checks, when "started", that its cluster answers (its admin API lists it
+and its health check passes) and stops nothing when stopped. Killing, pausing or starting a cluster it does not
+run raises :class:`UnsupportedFault` naming the backend; scenarios that need such faults are skipped before they
+start (:func:`external_capabilities`, :mod:`pytest_pulsar_ha.runtime.capabilities`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from urllib.parse import urlsplit
+
+from pytest_pulsar_ha.errors import PulsarHaError, StartupError
+from pytest_pulsar_ha.runtime.backend import ListenerPlan
+from pytest_pulsar_ha.runtime.capabilities import Capabilities
+from pytest_pulsar_ha.runtime.external_clusters import ExternalCluster, LoadedClusters
+from pytest_pulsar_ha.runtime.readiness import http_get
+from pytest_pulsar_ha.runtime.topology import ClusterSpec
+
+BACKEND = "external"
+
+
+class UnsupportedFault(PulsarHaError):
+    """A fault the backend cannot apply was asked for (e.g. killing a cluster the harness does not run)."""
+
+
+def _refuse(cluster: str, action: str) -> UnsupportedFault:
+    return UnsupportedFault(
+        f"cannot {action} {cluster}: it runs on the {BACKEND} backend (a cluster the harness does not run); "
+        "only faults on connections through the harness's proxies, controlled switches, URL-provider answers and "
+        "migrations are possible there"
+    )
+
+
+def external_capabilities(loaded: LoadedClusters) -> Capabilities:
+    """What the harness can do to the clusters of ``loaded``: connection faults on clusters whose route puts every
+    client connection behind its proxy; no kill or pause; no replication cut (links are the operator's)."""
+    model = loaded.model
+    return Capabilities(
+        backend=BACKEND,
+        clusters=tuple(model.names),
+        processes=False,
+        proxied_clients=frozenset(c.name for c in model.clusters if c.proxied),
+        links_proxied=False,
+        replicated=model.geo_replication,
+        configurable=False,
+        auth={c.name: "token" if loaded.token(c.name) else "none" for c in model.clusters},
+        routes={c.name: c.route for c in model.clusters},
+    )
+
+
+class ExternalBroker:
+    """The cluster as one broker of the harness's view (its service URL): nothing to kill, pause or start."""
+
+    def __init__(self, entry: ExternalCluster) -> None:
+        self.entry = entry
+
+    @property
+    def name(self) -> str:
+        return f"{self.entry.name} (external)"
+
+    @property
+    def id(self) -> str:
+        return urlsplit(self.entry.admin_url).netloc
+
+    @property
+    def broker_url(self) -> str:
+        return self.entry.service_url
+
+    @property
+    def web_url(self) -> str:
+        return self.entry.admin_url
+
+    def start(self) -> None:
+        raise _refuse(self.entry.name, "start")
+
+    def kill(self) -> None:
+        raise _refuse(self.entry.name, "kill")
+
+    def pause(self) -> None:
+        raise _refuse(self.entry.name, "pause")
+
+    def resume(self) -> None:
+        raise _refuse(self.entry.name, "resume")
+
+    def is_running(self) -> bool:
+        return True
+
+    def is_paused(self) -> bool:
+        return False
+
+    def log_tail(self, lines: int = 40) -> str:
+        return ""
+
+
+class ExternalClusterNode:
+    """A cluster the harness reaches but does not run (a :class:`~pytest_pulsar_ha.runtime.backend.ClusterNode`)."""
+
+    def __init__(self, spec: ClusterSpec, entry: ExternalCluster, token: str | None, timeout: float) -> None:
+        self.spec = spec
+        self.entry = entry
+        self.token = token
+        self.timeout = timeout
+        self.broker = ExternalBroker(entry)
+
+    @property
+    def broker_url(self) -> str:
+        return self.entry.service_url
+
+    @property
+    def web_url(self) -> str:
+        return self.entry.admin_url
+
+    @property
+    def brokers(self) -> Sequence[ExternalBroker]:
+        return [self.broker]
+
+    @property
+    def zookeeper(self) -> None:
+        return None
+
+    @property
+    def bookie(self) -> None:
+        return None
+
+    def start(self) -> None:
+        """Check that the cluster answers as the clusters file says: its admin API lists it, and it is healthy."""
+        headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
+        for path, accept in (("clusters", f'"{self.spec.name}"'), ("brokers/health", "")):
+            url = f"{self.web_url}/admin/v2/{path}"
+            try:
+                status, body = http_get(url, timeout=min(10.0, self.timeout), headers=headers)
+            except OSError as exc:
+                raise StartupError(f"{self.spec.name} ({BACKEND}): GET {url} failed: {exc}") from None
+            if status != 200:
+                raise StartupError(f"{self.spec.name} ({BACKEND}): GET {url} answered HTTP {status}: {body[:300]}")
+            if accept not in body:
+                raise StartupError(
+                    f"{self.spec.name} ({BACKEND}): GET {url} does not list {self.spec.name} ({body[:300]}): is "
+                    "the name in the clusters file its clusterName?"
+                )
+
+    def stop(self) -> None:
+        """Nothing to stop: the harness started nothing."""
+
+    def kill(self) -> None:
+        raise _refuse(self.spec.name, "kill")
+
+    def pause(self) -> None:
+        raise _refuse(self.spec.name, "pause")
+
+    def resume(self) -> None:
+        raise _refuse(self.spec.name, "resume")
+
+    def is_running(self) -> bool:
+        return True
+
+    def is_paused(self) -> bool:
+        return False
+
+    def log_tail(self, lines: int = 40) -> str:
+        return ""
+
+
+class ExternalBackend:
+    """Clusters named in a clusters file; see the module's documentation."""
+
+    name = BACKEND
+
+    def __init__(self, loaded: LoadedClusters, timeout: float = 30.0) -> None:
+        self.loaded = loaded
+        self.timeout = timeout
+
+    def describe(self) -> str:
+        return self.loaded.describe()
+
+    def create(self, spec: ClusterSpec, plans: Sequence[ListenerPlan]) -> ExternalClusterNode:
+        """The node of ``spec`` (the plans are the harness's proxies; an external cluster cannot follow them)."""
+        return ExternalClusterNode(
+            spec, self.loaded.model.cluster(spec.name), self.loaded.token(spec.name), self.timeout
+        )
