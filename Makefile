@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTEST_ARGS ?=
 
-.PHONY: setup provision demo smoke test lint unit bench reap multi-broker migration-chaos nightly
+.PHONY: setup provision demo smoke test lint unit bench reap multi-broker migration-chaos nightly soak
 
 setup: $(VENV)/.installed provision
 
@@ -40,6 +40,12 @@ nightly: setup
 	$(VENV)/bin/pulsar-ha nightly run --results reports/nightly --for $(NIGHTLY_FOR) -- \
 		scenarios/generated-chaos.pulsar-ha.yaml scenarios/nightly -m "not wedges_client" $(PYTEST_ARGS)
 
+# The 20-minute soak (faults drawn throughout, history streamed to Parquet, checked on Spark; README, "Soaks").
+# SPARK_MASTER=spark://host:port sends the checks to a Spark cluster instead of local[*].
+SPARK_MASTER ?=
+soak: setup
+	$(PY) -m pytest scenarios/soak -m soak -p no:cacheprovider $(if $(SPARK_MASTER),--pulsar-ha-spark-master=$(SPARK_MASTER)) $(PYTEST_ARGS)
+
 # The smallest check that the environment works: start the clusters, prove replication both ways, stop.
 smoke: setup
 	$(VENV)/bin/pulsar-ha smoke
@@ -51,7 +57,7 @@ lint: $(VENV)/.installed
 
 # Short tracebacks: a failure's own lines, then what the brokers logged meanwhile (the plugin adds them).
 test: setup lint
-	$(PY) -m pytest -m "not unsettled and not wedges_client and not nightly_demo and not heavy" --tb=short --durations=10 $(PYTEST_ARGS)
+	$(PY) -m pytest -m "not unsettled and not wedges_client and not nightly_demo and not heavy and not soak" --tb=short --durations=10 $(PYTEST_ARGS)
 
 # Everything that needs no cluster (the plugin marks every test that asks for one `real_clusters`).
 unit: $(VENV)/.installed

@@ -4,11 +4,21 @@ through it as events happen; each event is kept in memory and appended at once t
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from .events import Event
-from .writer import HistoryWriter
+
+
+class Journal(Protocol):
+    """Where a log appends every event as it happens (a :class:`~.writer.HistoryWriter`, or
+    :class:`~.segments.ParquetSegments` for a soak)."""
+
+    @property
+    def closed(self) -> bool: ...
+
+    def append(self, event: Event) -> None: ...
 
 
 @dataclass
@@ -17,12 +27,23 @@ class EventLog:
     to ``journal`` as it happens when one is given: a run killed at any point leaves its history up to then."""
 
     events: list[Event] = field(default_factory=list)
-    journal: HistoryWriter | None = None
+    journal: Journal | None = None
+    retain: Callable[[Event], bool] | None = None
+    """Which events stay in memory (default: all). A soak keeps only the few a run steers by (faults,
+    switches) and streams the rest to the journal: memory is bounded by the journal's buffer, not the run."""
+    count: int = 0
+    """Every event added, kept in memory or not."""
     _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        if self.retain is not None and self.journal is None:
+            raise ValueError("an EventLog that keeps only some events needs a journal for the others")
 
     def add(self, event: Event) -> Event:
         with self._lock:
-            self.events.append(event)
+            self.count += 1
+            if self.retain is None or self.retain(event):
+                self.events.append(event)
             if self.journal is not None and not self.journal.closed:
                 self.journal.append(event)
         return event

@@ -1022,6 +1022,21 @@ class ExpectFailure(_Model):
     """Where the behaviour is tracked (an issue URL or number)."""
 
 
+SOAK_EXPECTATIONS = ("no_loss", "ordering", "max_duplicates")
+"""What a soak may expect: the checks that read the whole history on Spark (not a list in memory)."""
+
+
+class Soak(_Model):
+    """Run as a soak: the history is streamed to Parquet as it happens (at most `row_group_rows` events in
+    memory, besides the faults and switches) and judged on Spark over the whole file, so a run of hours stays
+    within bounded memory. Acknowledgements are not attributed to clusters (that reads every entry back from the
+    brokers), so a soak expects only what Spark judges from the whole history: no_loss, ordering and
+    max_duplicates."""
+
+    row_group_rows: int = Field(default=20_000, ge=1_000, le=1_000_000)
+    """Events buffered before they are written to the Parquet history as one row group."""
+
+
 DrawnKind = Literal["outage", "kill", "pause", "latency", "replication_cut"]
 
 
@@ -1089,6 +1104,8 @@ class Scenario(_Model):
     """What must hold; each item has one key naming the expectation."""
     expect_failure: ExpectFailure | None = None
     """Mark the scenario as written to fail (an expected failure, reported as XFAIL; a pass fails the run)."""
+    soak: Soak | None = None
+    """Run as a soak: the history streamed to Parquet in bounded memory and judged on Spark (long runs)."""
 
     @model_validator(mode="after")
     def _check(self) -> Scenario:
@@ -1098,8 +1115,26 @@ class Scenario(_Model):
         problems += self._check_expectations()
         problems += self._check_metadata()
         problems += self._check_generate()
+        problems += self._check_soak()
         _raise_problems(problems)
         return self
+
+    def _check_soak(self) -> list[tuple[Loc, str]]:
+        """A soak keeps no history in memory: only the expectations Spark judges from the file, no metadata."""
+        if self.soak is None:
+            return []
+        problems: list[tuple[Loc, str]] = [
+            (
+                ("expect", index, expectation.kind),
+                f"a soak judges its history on Spark only; {expectation.kind} reads it in memory "
+                f"(a soak may expect: {', '.join(SOAK_EXPECTATIONS)}; measure windows in a scenario without soak)",
+            )
+            for index, expectation in enumerate(self.expect)
+            if expectation.kind not in SOAK_EXPECTATIONS
+        ]
+        if self.workload.metadata is not None:
+            problems.append((("workload", "metadata"), "a soak runs no metadata writes (they are judged in memory)"))
+        return problems
 
     def _check_generate(self) -> list[tuple[Loc, str]]:
         """The drawn faults must be able to hit what they name and fit in the workload (see

@@ -52,6 +52,7 @@ from pytest_pulsar_ha.scenario.namespaces import (
 )
 from pytest_pulsar_ha.scenario.provider_setup import build_provider, record_provider_events
 from pytest_pulsar_ha.scenario.result import ScenarioResult
+from pytest_pulsar_ha.scenario.soak import MemorySampler, soak_facts, soak_log
 from pytest_pulsar_ha.workload.closing import close_within
 from pytest_pulsar_ha.workload.driver import Workload, WorkloadPlan
 
@@ -169,8 +170,13 @@ def execute(
         return result
 
     evidence_dir.mkdir(parents=True, exist_ok=True)
-    journal = HistoryWriter(evidence_dir / PARTIAL_HISTORY)
-    log = EventLog(journal=journal)
+    segments = sampler = None
+    if scenario.soak is not None:  # every event streamed to Parquet files; only the steering ones kept
+        log, segments = soak_log(evidence_dir, scenario.soak)
+        sampler = MemorySampler()
+    else:
+        journal = HistoryWriter(evidence_dir / PARTIAL_HISTORY)
+        log = EventLog(journal=journal)
     declare_domains(env, scenario)
     spaces = create_namespaces(env, scenario, clusters)
     topics = []
@@ -227,6 +233,9 @@ def execute(
         stack.callback(nemesis.stop)  # runs first: faults are undone before the clients stop
         for watch in watches:
             stack.callback(watch.stop)
+        if sampler is not None:
+            sampler.start()
+            stack.callback(sampler.stop)
         try:
             workload.start()
             for watch in watches:  # a first reading before any fault, then one every interval
@@ -260,14 +269,21 @@ def execute(
     after = steady_state(env, clusters, STEADY_STATE_SECONDS)
     if after:
         result.problems += [f"steady state after the faults: {p}" for p in after]
-    workload.attribute_acks({n: env.cluster(n).admin for n in clusters})
-    events = sorted(log.snapshot(), key=lambda e: e.ts_ns)
-    history = write_events_jsonl(events, evidence_dir / "history.jsonl")
-    journal.close()  # the whole history is written: the journal of a run that could have died goes
-    journal.path.unlink(missing_ok=True)
-    result.evidence["history"] = history
-    result.evidence["history_parquet"] = jsonl_to_parquet(history, evidence_dir / "history.parquet")
-    result.figures = run_figures(events)
+    if segments is not None and sampler is not None:  # a soak: the history is the directory of Parquet files
+        events = sorted(log.snapshot(), key=lambda e: e.ts_ns)
+        history = segments.close()
+        result.evidence["history"] = history
+        soak_figures = soak_facts(log, segments, sampler, workload.drain_held())
+    else:
+        workload.attribute_acks({n: env.cluster(n).admin for n in clusters})
+        events = sorted(log.snapshot(), key=lambda e: e.ts_ns)
+        history = write_events_jsonl(events, evidence_dir / "history.jsonl")
+        journal.close()  # the whole history is written: the journal of a run that could have died goes
+        journal.path.unlink(missing_ok=True)
+        result.evidence["history"] = history
+        result.evidence["history_parquet"] = jsonl_to_parquet(history, evidence_dir / "history.parquet")
+        result.figures = run_figures(events)
+        soak_figures = {}
     result.facts = {
         "scenario": case.id,
         "file": f"{case.path}:{case.line}",
@@ -280,8 +296,9 @@ def execute(
             if scenario.generate is not None
             else {}
         ),
-        "events": str(len(events)),
-        "figures": "; ".join(result.figures.summary().splitlines()),
+        "events": str(log.count),
+        **({"figures": "; ".join(result.figures.summary().splitlines())} if result.figures is not None else {}),
+        **soak_figures,
     }
     if stuck:
         result.facts["client stuck"] = "; ".join(stuck)

@@ -23,6 +23,7 @@ from pytest_pulsar_ha.runtime.admin import AdminClient
 from pytest_pulsar_ha.workload.attribution import acknowledging_cluster, delivering_cluster
 from pytest_pulsar_ha.workload.client_setup import create_with_retries
 from pytest_pulsar_ha.workload.closing import close_within
+from pytest_pulsar_ha.workload.drain_tracker import DrainTracker
 
 ATTRIBUTION_THREADS = 8
 
@@ -90,8 +91,7 @@ class Workload:
         self._stop_receiving = threading.Event()
         self._threads: list[threading.Thread] = []
         self._producer_threads: list[threading.Thread] = []
-        self._acked: dict[tuple[str, int], Event] = {}
-        self._received: set[tuple[str, int]] = set()
+        self._drain = DrainTracker()  # bounded by what is in flight, not by the length of the run
         self._lock = threading.Lock()
         self._consumers: list[Any] = []
         self._producers: list[Any] = []
@@ -176,6 +176,8 @@ class Workload:
                 self.log.add(
                     Event(now_ns(), SEND_ERROR, name, topic=topic, producer=name, seq=seq, key=key, detail=str(exc))
                 )
+                with self._lock:
+                    self._drain.failed(name, seq)
         with contextlib.suppress(pulsar.PulsarException):
             producer.flush()  # every send in flight is acknowledged or failed before the producer is done
 
@@ -196,8 +198,10 @@ class Workload:
             self.log.add(
                 Event(now_ns(), SEND_ERROR, name, topic=topic, producer=name, seq=seq, key=key, detail=str(result))
             )
+            with self._lock:
+                self._drain.failed(name, seq)
             return
-        ack = self.log.add(
+        self.log.add(
             Event(
                 now_ns(),
                 ACK,
@@ -211,7 +215,7 @@ class Workload:
             )
         )
         with self._lock:
-            self._acked[(name, seq)] = ack
+            self._drain.acknowledged(name, seq)
 
     def _consume(self, consumer: Any, name: str, subscription: str) -> None:
         import pulsar
@@ -238,7 +242,7 @@ class Workload:
                 )
             )
             with self._lock:
-                self._received.add((producer or "", seq))
+                self._drain.received(producer or "", seq)
             if self.plan.consumer_delay_s:
                 self._stop_receiving.wait(self.plan.consumer_delay_s)
             with contextlib.suppress(pulsar.PulsarException):
@@ -262,10 +266,15 @@ class Workload:
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             with self._lock:
-                if set(self._acked) <= self._received:
+                if self._drain.all_received():
                     return True
             time.sleep(0.2)
         return False
+
+    def drain_held(self) -> int:
+        """How many sequence numbers the drain tracker holds now (bounded by the sends in flight)."""
+        with self._lock:
+            return self._drain.held()
 
     def stop(self) -> None:
         """Stop sending and receiving, then close the producers and consumers (the clients stay open: they are

@@ -61,6 +61,7 @@ def test_structure() -> None:
         "generate",
         "expect",
         "expect_failure",
+        "soak",
         "variants",
     }
     assert scenario["additionalProperties"] is False
