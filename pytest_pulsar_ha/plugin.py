@@ -41,6 +41,8 @@ _OPTIONS: list[tuple[str, str, str]] = [
     ("auth", "none", "authentication of every cluster: none, or token (a secret key of its own per cluster)"),
     ("backend", "embedded", f"what runs the brokers; one of: {', '.join(BACKENDS)}"),
     ("pulsar_version", DEFAULT_PULSAR_VERSION, "Pulsar version fetched from Maven Central"),
+    ("image", "", "Pulsar image of the docker backend (default: the official apachepulsar/pulsar:<pulsar version>)"),
+    ("toxiproxy_image", "", "docker backend: run toxiproxy from this image instead of the binary (no Go needed)"),
     ("cache_dir", "", "where Pulsar and toxiproxy are cached (default: $PULSAR_HA_CACHE_DIR or ~/.cache)"),
     ("heap", "512m", "JVM heap of each cluster's broker process (e.g. 512m, 1g)"),
     ("startup_timeout", "180", "seconds a cluster may take to become ready"),
@@ -105,6 +107,8 @@ def settings_from_config(config: pytest.Config) -> HaSettings:
         pulsar_version=check_version(*_value(config, "pulsar_version")),
         heap=check_heap(*_value(config, "heap")),
         startup_timeout=check_timeout(*_value(config, "startup_timeout")),
+        image=_value(config, "image")[0],
+        toxiproxy_image=_value(config, "toxiproxy_image")[0],
         cache_dir=Path(cache_dir).expanduser() if cache_dir else default_cache_dir(),
         clusters_file=clusters_file,
     )

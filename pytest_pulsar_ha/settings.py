@@ -17,7 +17,7 @@ from pytest_pulsar_ha.runtime.topology import ClusterSpec, default_names
 if TYPE_CHECKING:
     from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
 
-BACKENDS = ("embedded", "external")
+BACKENDS = ("embedded", "external", "docker")
 _MEMORY = re.compile(r"^\d+[mMgG]$")
 _VERSION = re.compile(r"^\d+\.\d+\.\d+$")
 
@@ -68,9 +68,18 @@ class HaSettings:
     startup_timeout: float = 180.0
     clusters_file: Path | None = None
     """the external backend's clusters file (runtime/external_clusters.py)"""
+    image: str = ""
+    """the docker backend's Pulsar image ('' = the official apachepulsar/pulsar:<pulsar_version>)"""
+    toxiproxy_image: str = ""
+    """the docker backend's toxiproxy image ('' = the toxiproxy binary, as for the embedded backend)"""
 
     def __post_init__(self) -> None:
         check_backend(self.backend)
+        if self.toxiproxy_image and self.backend != "docker":
+            raise ConfigurationError(
+                f"toxiproxy_image={self.toxiproxy_image!r} needs backend=docker (the {self.backend} backend does "
+                "not run toxiproxy from an image)"
+            )
         check_version(self.pulsar_version)
         check_heap(self.heap)
         check_timeout(self.startup_timeout)
@@ -81,8 +90,18 @@ class HaSettings:
         return (
             f"pulsar-ha: backend={self.backend} clusters={names} auth={auth} pulsar={self.pulsar_version} "
             f"heap={self.heap} brokers={self.describe_brokers()} startup-timeout={self.startup_timeout:g}s "
-            f"cache={self.cache_dir}" + (f" clusters-file={self.clusters_file}" if self.clusters_file else "")
+            f"cache={self.cache_dir}"
+            + (f" clusters-file={self.clusters_file}" if self.clusters_file else "")
+            + self.describe_images()
         )
+
+    def describe_images(self) -> str:
+        """`` image=... toxiproxy=...`` on the docker backend, else ''."""
+        if self.backend != "docker":
+            return ""
+        from pytest_pulsar_ha.runtime.docker_backend import default_image
+
+        return f" image={self.image or default_image(self.pulsar_version)} toxiproxy={self.toxiproxy_image or 'binary'}"
 
     def describe_brokers(self) -> str:
         """``2`` when every cluster has 2 brokers, else ``cluster-a:2,cluster-b:1``."""
@@ -109,6 +128,11 @@ def build_environment(
     registry = registry or settings.registry()
     for record in registry.reap_orphans():
         progress(f"reaped leftover {record.name} (pgid {record.pgid}) of a run that was killed")
+    if settings.backend == "docker":
+        from pytest_pulsar_ha.runtime.docker_backend import build_docker_environment
+
+        work_dir = work_dir or Path(tempfile.mkdtemp(prefix="pulsar-ha-"))
+        return build_docker_environment(settings, work_dir=work_dir, registry=registry, progress=progress)
     if settings.backend == "external":
         return _external_environment(settings, work_dir, registry, progress)
     distribution = ensure_pulsar(settings.pulsar_version, settings.cache_dir, progress)

@@ -21,7 +21,6 @@ from pytest_pulsar_ha.runtime.embedded_common import (
 from pytest_pulsar_ha.runtime.multi_broker import MultiBrokerNode
 from pytest_pulsar_ha.runtime.multi_broker_config import broker_id
 from pytest_pulsar_ha.runtime.ports import LOOPBACK
-from pytest_pulsar_ha.runtime.processes import ManagedProcess
 from pytest_pulsar_ha.runtime.readiness import AllOf, HttpWait, WaitStrategy, json_contains
 from pytest_pulsar_ha.runtime.registration_loop import RegistrationLoop, RegistrationLoopWatch, log_size
 from pytest_pulsar_ha.runtime.topology import ClusterSpec
@@ -87,7 +86,7 @@ class StandaloneNode:
         if spec.metadata_sync is not None:
             extra["configurationMetadataStoreUrl"] = config_store_url(self.dir)
         write_config(dist.home / "conf" / "standalone.conf", conf, standalone_settings(spec, plan, extra))
-        self.process = ManagedProcess(
+        self.process = options.process_factory(
             f"pulsar {spec.name}",
             [
                 str(dist.launcher),

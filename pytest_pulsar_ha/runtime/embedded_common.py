@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from pytest_pulsar_ha.provisioning import PulsarDistribution
 from pytest_pulsar_ha.runtime.pid_registry import PidRegistry
+from pytest_pulsar_ha.runtime.processes import ManagedProcess
 from pytest_pulsar_ha.runtime.tokens import create_token, new_secret_key
 
 # Sized so that three clusters and a local Spark job fit in 24 GiB on 2 cores.
@@ -17,6 +20,22 @@ ADMIN_ROLE = "pulsar-ha-admin"
 TOKEN_PLUGIN = "org.apache.pulsar.client.impl.auth.AuthenticationToken"
 
 
+class ProcessFactory(Protocol):
+    """What runs a cluster process: :class:`ManagedProcess` itself (a local process), or the docker backend's
+    container runner, which takes the same arguments."""
+
+    def __call__(
+        self,
+        name: str,
+        argv: Sequence[str],
+        *,
+        cwd: Path,
+        log_path: Path,
+        registry: PidRegistry,
+        env: Mapping[str, str] | None = None,
+    ) -> ManagedProcess: ...
+
+
 @dataclass(frozen=True)
 class EmbeddedOptions:
     distribution: PulsarDistribution
@@ -25,6 +44,7 @@ class EmbeddedOptions:
     heap: str = DEFAULT_HEAP
     direct_memory: str = DEFAULT_DIRECT_MEMORY
     startup_timeout: float = 180.0
+    process_factory: ProcessFactory = ManagedProcess
 
 
 def token_settings(secret_key_file: Path, admin_token: str) -> dict[str, str]:

@@ -89,7 +89,7 @@ class ZooKeeperService(Service):
         conf.parent.mkdir(parents=True, exist_ok=True)
         conf.write_text(zookeeper_config(base / "data", port))
         dist = options.distribution
-        self.process = ManagedProcess(
+        self.process = options.process_factory(
             f"zookeeper {cluster}",
             [str(dist.launcher), "zookeeper"],
             cwd=base,
@@ -120,7 +120,7 @@ class BookieService(Service):
         conf = base / "conf" / "bookkeeper.conf"
         dist = options.distribution
         write_config(dist.home / "conf" / "bookkeeper.conf", conf, bookie_settings(base / "data", ports, cluster))
-        self.process = ManagedProcess(
+        self.process = options.process_factory(
             f"bookie {cluster}",
             [str(dist.launcher), "bookie"],
             cwd=base,
@@ -163,7 +163,7 @@ class BrokerService(Service):
         conf = base / "conf" / "broker.conf"
         dist = options.distribution
         write_config(dist.home / "conf" / "broker.conf", conf, broker_settings(spec, plan, zookeeper_port, extra))
-        self.process = ManagedProcess(
+        self.process = options.process_factory(
             f"broker {spec.name}/{index}",
             [str(dist.launcher), "broker"],
             cwd=base,
@@ -265,7 +265,7 @@ class MultiBrokerNode:
         dist = self.options.distribution
         store = metadata_url(self.spec.name, self.ports.zookeeper)
         logs = self.dir / "init"
-        tool = ManagedProcess(
+        tool = self.options.process_factory(
             f"initialize-cluster-metadata {self.spec.name}",
             [
                 str(dist.launcher),

@@ -10,7 +10,8 @@ PASSING = "def test_ok():\n    pass\n"
 def test_help_lists_every_option_with_its_ini_name(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--help")
     out = result.stdout.str()
-    for name in ("clusters", "auth", "backend", "pulsar-version", "cache-dir", "heap", "startup-timeout", "seed"):
+    names = ("clusters", "auth", "backend", "pulsar-version", "cache-dir", "heap", "startup-timeout", "seed", "image")
+    for name in (*names, "toxiproxy-image"):
         assert f"--pulsar-ha-{name}" in out
     assert "pulsar_ha_clusters" in out
 
@@ -20,6 +21,15 @@ def test_header_shows_the_effective_settings(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--pulsar-ha-clusters=east,west", "--pulsar-ha-heap=1g")
     result.stdout.fnmatch_lines(["pulsar-ha: backend=embedded clusters=east,west auth=none pulsar=4.0.8 heap=1g *"])
     assert result.ret == 0
+
+
+def test_header_names_the_images_of_the_docker_backend(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(PASSING)
+    result = pytester.runpytest("--pulsar-ha-backend=docker")
+    result.stdout.fnmatch_lines(["*backend=docker * image=apachepulsar/pulsar:4.0.8 toxiproxy=binary"])
+    pytester.makeini("[pytest]\npulsar_ha_image = mine/pulsar:1\npulsar_ha_toxiproxy_image = mine/toxiproxy:2\n")
+    result = pytester.runpytest("--pulsar-ha-backend=docker")
+    result.stdout.fnmatch_lines(["*backend=docker * image=mine/pulsar:1 toxiproxy=mine/toxiproxy:2"])
 
 
 def test_ini_sets_values_and_the_command_line_wins(pytester: pytest.Pytester) -> None:
@@ -36,9 +46,14 @@ def test_ini_sets_values_and_the_command_line_wins(pytester: pytest.Pytester) ->
         (["--pulsar-ha-clusters=0"], "", "*--pulsar-ha-clusters='0' is out of range*count from 1 to 5*"),
         (["--pulsar-ha-clusters=a,a"], "", "*--pulsar-ha-clusters='a,a' names a twice*"),
         (
-            ["--pulsar-ha-backend=docker"],
+            ["--pulsar-ha-backend=kubernetes"],
             "",
-            "*--pulsar-ha-backend='docker' is not a known backend; valid values: embedded*",
+            "*--pulsar-ha-backend='kubernetes' is not a known backend; valid values: embedded, external, docker*",
+        ),
+        (
+            ["--pulsar-ha-toxiproxy-image=toxiproxy:2"],
+            "",
+            "*toxiproxy_image='toxiproxy:2' needs backend=docker*",
         ),
         (
             ["--pulsar-ha-pulsar-version=latest"],
