@@ -41,6 +41,11 @@ def cmd_provision(args: argparse.Namespace) -> int:
     dist = ensure_pulsar(args.pulsar_version, cache, _say)
     toxiproxy = ensure_toxiproxy(cache, _say)
     _say(f"Pulsar {dist.version}: {dist.home}\nJava: {dist.java}\ntoxiproxy: {toxiproxy}")
+    if args.docker_image:
+        from pytest_pulsar_ha.provisioning.docker_image import build_local_images
+
+        pulsar_image, toxiproxy_image = build_local_images(dist, toxiproxy, cache, _say)
+        _say(f"docker images: {pulsar_image} (--pulsar-ha-image), {toxiproxy_image} (--pulsar-ha-toxiproxy-image)")
     return 0
 
 
@@ -49,6 +54,13 @@ def cmd_reap(args: argparse.Namespace) -> int:
     for record in reaped:
         _say(f"killed leftover {record.name} (pgid {record.pgid}): {record.command}")
     _say(f"{len(reaped)} leftover process group(s) reaped")
+    from pytest_pulsar_ha.runtime.docker_reaper import reap_if_engine
+
+    containers = reap_if_engine()  # the docker backend's, by label; nothing when no engine answers
+    for container in containers:
+        _say(f"removed leftover container {container.name} of run {container.run_id} (owner pid {container.owner_pid})")
+    if containers:
+        _say(f"{len(containers)} leftover container(s) removed")
     return 0
 
 
@@ -136,6 +148,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     provision = sub.add_parser("provision", help="fetch Pulsar and toxiproxy into the cache (once)")
     provision.add_argument("--pulsar-version", default=DEFAULT_PULSAR_VERSION)
+    provision.add_argument(
+        "--docker-image",
+        action="store_true",
+        help="also build local images for the docker backend from them (no registry needed; root and debootstrap)",
+    )
     provision.set_defaults(func=cmd_provision)
     smoke = sub.add_parser("smoke", help="start the clusters, prove replication both ways, stop")
     smoke.add_argument("--clusters", default="2", help="count or comma list of names")
@@ -151,7 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
     provider.add_argument("--listen", default="127.0.0.1:8089", help="HOST:PORT to listen on")
     provider.add_argument("--admin-token", help="require 'Authorization: Bearer TOKEN' on switches")
     provider.set_defaults(func=cmd_url_provider)
-    reap = sub.add_parser("reap", help="kill processes left by a run that was killed")
+    reap = sub.add_parser("reap", help="kill processes (and remove containers) left by a run that was killed")
     reap.set_defaults(func=cmd_reap)
     add_migrate_parser(sub)
     add_metadata_sync_parser(sub)

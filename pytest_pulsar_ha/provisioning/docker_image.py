@@ -33,6 +33,8 @@ from pytest_pulsar_ha.provisioning.streaming import run_with_progress
 if TYPE_CHECKING:
     import docker
 
+    from pytest_pulsar_ha.provisioning.pulsar_distribution import PulsarDistribution
+
 LOCAL_PULSAR_IMAGE = "pytest-pulsar-ha/pulsar:{version}"
 LOCAL_TOXIPROXY_IMAGE = "pytest-pulsar-ha/toxiproxy:{version}"
 SUITE = "bookworm"
@@ -196,3 +198,19 @@ def ensure_local_toxiproxy_image(
             shutil.copy2(library.resolve(), target)
         _import(client, root, tag, ['ENTRYPOINT ["/toxiproxy"]', 'CMD ["-host=0.0.0.0"]'], progress)
     return tag
+
+
+def build_local_images(
+    distribution: PulsarDistribution, toxiproxy_binary: Path, cache_dir: Path, progress: Progress
+) -> tuple[str, str]:
+    """Both local images (Pulsar and toxiproxy), each built only when its tag is not there yet."""
+    from pytest_pulsar_ha.provisioning.toxiproxy_binary import TOXIPROXY_VERSION
+    from pytest_pulsar_ha.runtime.docker_engine import connect
+
+    client = connect()
+    try:
+        pulsar = ensure_local_pulsar_image(client, distribution.version, distribution.home, cache_dir, progress)
+        toxiproxy = ensure_local_toxiproxy_image(client, TOXIPROXY_VERSION, toxiproxy_binary, cache_dir, progress)
+    finally:
+        client.close()
+    return pulsar, toxiproxy

@@ -167,14 +167,22 @@ def build_docker_environment(
     )
     work_dir.mkdir(parents=True, exist_ok=True)
     backend = DockerBackend(docker_options(client, image, settings, work_dir, registry), image)
-    if not settings.toxiproxy_image:
-        toxiproxy = ensure_toxiproxy(settings.cache_dir, progress)
-        return PulsarHaEnvironment(
-            settings.clusters, backend, toxiproxy_binary=toxiproxy, work_dir=work_dir, registry=registry
-        )
+    toxiproxy_image = settings.toxiproxy_image
+    if not toxiproxy_image:
+        try:
+            toxiproxy = ensure_toxiproxy(settings.cache_dir, progress)
+        except ProvisioningError:
+            if shutil.which("go") is not None:
+                raise  # Go is there and failed: say why, rather than run something else
+            toxiproxy_image = OFFICIAL_TOXIPROXY_IMAGE
+            progress(f"no toxiproxy binary and no Go to build one: toxiproxy runs from {toxiproxy_image}")
+        else:
+            return PulsarHaEnvironment(
+                settings.clusters, backend, toxiproxy_binary=toxiproxy, work_dir=work_dir, registry=registry
+            )
     toxiproxy_image = ensure_image(
         client,
-        settings.toxiproxy_image,
+        toxiproxy_image,
         progress,
         fallback_hint="without a registry, build a local one with `pulsar-ha provision --docker-image` (needs Go)",
     )

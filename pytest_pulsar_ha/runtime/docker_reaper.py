@@ -67,7 +67,7 @@ def reap_orphan_containers(client: docker.DockerClient, host: str | None = None)
     return reaped
 
 
-def reap_if_engine(progress: object = None) -> list[ReapedContainer]:
+def reap_if_engine() -> list[ReapedContainer]:
     """:func:`reap_orphan_containers` when docker-py is installed and an engine answers; [] otherwise."""
     from pytest_pulsar_ha.runtime.docker_engine import engine_unreachable_reason
 
