@@ -3,10 +3,11 @@
 Prints, for 2 and 3 clusters: the harness's time to a ready environment (toxiproxy, N standalone clusters with
 listeners, readiness waits, geo-replication registration), the time to start N bare standalone processes by hand
 with only their ports and data dirs changed and wait for the same readiness, and the ratio; then the time to hand
-a test a fresh geo-replicated namespace. With ``--multi`` (e.g. ``2x2,1x4``: clusters x brokers) it adds rows for
-multi-broker clusters against ZooKeeper + metadata + bookie + brokers started by hand from the same conf files,
-and the resident memory (RSS) of each kind of process. Needs the package installed and Pulsar provisioned
-(``make setup``).
+a test a fresh geo-replicated namespace. With ``--docker IMAGE`` it adds a row per cluster count for the docker
+backend (each standalone in a container of IMAGE) next to the embedded one. With ``--multi`` (e.g. ``2x2,1x4``:
+clusters x brokers) it adds rows for multi-broker clusters against ZooKeeper + metadata + bookie + brokers started
+by hand from the same conf files, and the resident memory (RSS) of each kind of process. Needs the package
+installed and Pulsar provisioned (``make setup``).
 """
 
 from __future__ import annotations
@@ -73,8 +74,12 @@ def bare_standalones(count: int, home: Path) -> float:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def harness(count: int, namespaces: int) -> tuple[float, list[float]]:
-    env = build_environment(HaSettings(clusters=tuple(parse_clusters(str(count)))), progress=lambda m: None)
+def harness(count: int, namespaces: int, image: str = "") -> tuple[float, list[float]]:
+    """The harness's bring-up (embedded; the docker backend on ``image`` when given) and namespace times."""
+    settings = HaSettings(clusters=tuple(parse_clusters(str(count))))
+    if image:
+        settings = HaSettings(clusters=settings.clusters, backend="docker", image=image)
+    env = build_environment(settings, progress=lambda m: None)
     began = time.monotonic()
     with env:
         startup = time.monotonic() - began
@@ -182,6 +187,12 @@ def main() -> None:
     parser.add_argument("--namespaces", type=int, default=20)
     parser.add_argument("--multi", default="", help="multi-broker rows, clusters x brokers, e.g. 2x2,1x4")
     parser.add_argument("--multi-only", action="store_true", help="skip the standalone rows")
+    parser.add_argument(
+        "--docker",
+        default="",
+        metavar="IMAGE",
+        help="docker backend rows on this image (e.g. pytest-pulsar-ha/pulsar:4.0.8)",
+    )
     args = parser.parse_args()
     if args.multi_only:
         multi_rows(args.multi or "2x2,1x4", args.repeat)
@@ -189,6 +200,7 @@ def main() -> None:
     home = ensure_pulsar(HaSettings().pulsar_version, default_cache_dir(), print).home
     print(f"{'clusters':>8} {'harness s':>10} {'bare s':>8} {'ratio':>6}")
     namespace_times: list[float] = []
+    embedded: dict[int, float] = {}
     for count in (int(c) for c in args.counts.split(",")):
         ours, bare = [], []
         for _ in range(args.repeat):
@@ -197,14 +209,26 @@ def main() -> None:
             namespace_times += ns
             bare.append(bare_standalones(count, home))
         o, b = statistics.median(ours), statistics.median(bare)
+        embedded[count] = o
         print(f"{count:>8} {o:>10.1f} {b:>8.1f} {o / b:>6.2f}", flush=True)
     ms = sorted(t * 1000 for t in namespace_times)
     print(
         f"fresh geo_namespace: median {statistics.median(ms):.0f} ms, "
         f"p90 {ms[int(len(ms) * 0.9) - 1]:.0f} ms over {len(ms)} namespaces"
     )
+    if args.docker:
+        docker_rows(args.docker, embedded, args.repeat)
     if args.multi:
         multi_rows(args.multi, args.repeat)
+
+
+def docker_rows(image: str, embedded: dict[int, float], repeat: int) -> None:
+    """The docker backend's bring-up (a container per standalone, host networking) next to the embedded one."""
+    print(f"\n{'clusters':>8} {'docker s':>10} {'embedded s':>10} {'ratio':>6}  (image {image})")
+    for count, local in embedded.items():
+        runs = [harness(count, 1, image)[0] for _ in range(repeat)]
+        d = statistics.median(runs)
+        print(f"{count:>8} {d:>10.1f} {local:>10.1f} {d / local:>6.2f}", flush=True)
 
 
 if __name__ == "__main__":
