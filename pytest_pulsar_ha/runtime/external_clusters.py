@@ -298,6 +298,7 @@ def load_clusters_file(
     except ValidationError as exc:
         for error in exc.errors(include_url=False):
             loc = tuple(error["loc"])
+            loc = loc[:-1] if error["type"] == "missing" else loc  # said where the key is missing
             report(loc, _line_of(document.lines, loc), _message(error))
         raise ClustersFileError(sorted(problems, key=lambda p: p.line)) from None
     tokens, problems = _resolve_tokens(model, file.parent, document.lines, shown, dict(environ or os.environ))

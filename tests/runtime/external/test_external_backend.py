@@ -1,0 +1,102 @@
+"""The external backend for real: two standalones started by hand (outside the harness), a clusters file over
+them, and the shipped scenarios run against them with ``--pulsar-ha-backend external``.
+
+One pair of standalones serves every test of the module (about a minute to start on 2 cores).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pytest_pulsar_ha.errors import StartupError
+from pytest_pulsar_ha.provisioning import default_cache_dir, ensure_toxiproxy
+from pytest_pulsar_ha.runtime.external_clusters import load_clusters_file
+from pytest_pulsar_ha.runtime.external_environment import ExternalEnvironment
+from pytest_pulsar_ha.runtime.pid_registry import PidRegistry
+from tests.runtime.external.standalones import HandStarted, clusters_file, hand_started_pair
+
+pytestmark = pytest.mark.real_clusters
+
+ROOT = Path(__file__).resolve().parents[3]
+HUNG = "scenarios/hung-primary.pulsar-ha.yaml::hung-primary"
+KILLED = "scenarios/primary-outage.pulsar-ha.yaml::primary-outage[killed-primary]"
+OUTAGE = "scenarios/primary-outage.pulsar-ha.yaml::primary-outage"
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[HandStarted]]:
+    registry = PidRegistry(default_cache_dir() / "run")
+    with hand_started_pair(tmp_path_factory.mktemp("hand-started"), registry) as clusters:
+        yield clusters
+
+
+def _pytest(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rs", "--pulsar-ha-backend", "external", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def test_a_shipped_scenario_passes_on_hand_started_clusters_and_a_kill_is_skipped(
+    pair: list[HandStarted], tmp_path: Path
+) -> None:
+    file = clusters_file(tmp_path / "clusters.yaml", pair)
+    evidence = tmp_path / "evidence"
+    run = _pytest(
+        HUNG, KILLED, OUTAGE, "--pulsar-ha-clusters-file", str(file), "--pulsar-ha-evidence-dir", str(evidence)
+    )
+    out = run.stdout + run.stderr
+    assert run.returncode == 0, out[-6000:]
+    assert "1 passed, 2 skipped" in out, out[-3000:]
+    assert "backend=external" in out and f"clusters-file={file}" in out
+    # the skip reasons name the fault kind and the backend
+    assert "fault kind kill kills or pauses processes, which the harness does not run on the external backend" in out
+    assert "an outage with replication: true (the default) cuts replication links too" in out
+    verdict = json.loads((evidence / "hung-primary" / "verdict.json").read_text())
+    assert verdict["outcome"] == "passed", verdict
+    checks = {c["name"]: c for c in verdict["checks"]}
+    assert checks["switch"]["ok"] and checks["no_loss"]["ok"], checks
+    # evidence of where sends went: acks attributed (from the brokers' storage) to both clusters
+    history = [json.loads(line) for line in (evidence / "hung-primary" / "history.jsonl").read_text().splitlines()]
+    acked_by = {e.get("cluster") for e in history if e["type"] == "ack"}
+    assert {"cluster-a", "cluster-b"} <= acked_by, acked_by
+
+
+def test_a_direct_route_skips_connection_faults(pair: list[HandStarted], tmp_path: Path) -> None:
+    file = clusters_file(tmp_path / "clusters.yaml", pair, route={"cluster-a": "direct"})
+    run = _pytest(HUNG, "--pulsar-ha-clusters-file", str(file))
+    out = run.stdout + run.stderr
+    assert run.returncode == 0, out[-3000:]
+    assert "1 skipped" in out, out[-3000:]
+    assert "fault kind timeout cuts or slows client connections, but cluster-a's clients are not all behind" in out
+
+
+def test_the_route_check_catches_a_cluster_whose_lookups_bypass_the_proxy(
+    pair: list[HandStarted], tmp_path: Path
+) -> None:
+    """Declared behind a Pulsar proxy, but its lookups answer with the broker's own address: the check sees
+    a producer through the harness's proxy still acknowledged while that proxy is down, and the start fails."""
+    file = clusters_file(tmp_path / "clusters.yaml", pair, route={"cluster-a": "pulsar_proxy", "cluster-b": "direct"})
+    file.write_text(file.read_text().replace("listener_name: pulsar_ha\n", ""))
+    loaded = load_clusters_file(file)
+    env = ExternalEnvironment(
+        loaded.specs(),
+        loaded,
+        toxiproxy_binary=ensure_toxiproxy(default_cache_dir(), lambda m: None),
+        work_dir=tmp_path / "env",
+        registry=PidRegistry(default_cache_dir() / "run"),
+    )
+    with pytest.raises(StartupError, match=r"cluster-a \(external\): the clusters file says route pulsar_proxy, but"):
+        env.start()
