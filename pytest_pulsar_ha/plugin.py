@@ -384,6 +384,17 @@ def _write_failure_logs(terminalreporter: pytest.TerminalReporter, limit: int = 
             terminalreporter.write_line(f"  {line}")
 
 
+def _write_side_by_side(terminalreporter: pytest.TerminalReporter, results: list[ScenarioResult]) -> None:
+    """A scenario's variants that ran the same fault with different clients or providers, as one table."""
+    from pytest_pulsar_ha.checks.side_by_side import family_tables, text_table
+
+    rows = [r.side_by_side for r in results if r.side_by_side is not None]
+    for name, members in family_tables(rows).items():
+        terminalreporter.write_line(f"side by side: {name} ({members[0].fault})")
+        for line in text_table(members):
+            terminalreporter.write_line(f"  {line}")
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """The broker logs of failed tests; after scenarios ran: one line each, and the index page of their evidence."""
     _write_failure_logs(terminalreporter)
@@ -402,6 +413,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     terminalreporter.section("pulsar-ha scenarios")
     for result in results:
         terminalreporter.write_line(f"{result.outcome:<12} {result.case_id}")
+    _write_side_by_side(terminalreporter, results)
     for root, grouped in by_root.items():
         terminalreporter.write_line(f"report: {write_index(grouped, root)}")
 

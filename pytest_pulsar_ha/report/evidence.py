@@ -30,6 +30,7 @@ def write_evidence(result: ScenarioResult, events: list[Event], evidence_dir: Pa
         "facts": result.facts,
         "checks": [c.__dict__ for c in result.checks],
         "figures": None if result.figures is None else result.figures.to_dict(),
+        "side_by_side": None if result.side_by_side is None else result.side_by_side.to_dict(),
         "evidence": {k: str(v) for k, v in result.evidence.items()},
     }
     (evidence_dir / "verdict.json").write_text(json.dumps(verdict, indent=2))

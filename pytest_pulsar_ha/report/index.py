@@ -1,4 +1,6 @@
-"""The index page of a scenario run: one row per scenario with its outcome, figures and evidence links."""
+"""The index page of a scenario run: one row per scenario with its outcome, figures and evidence links; then, for
+every scenario whose variants ran the same fault with different clients or providers (ours, the native one,
+Java's), one side-by-side table of their figures (:mod:`pytest_pulsar_ha.checks.side_by_side`)."""
 
 from __future__ import annotations
 
@@ -7,6 +9,8 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from pytest_pulsar_ha.checks.side_by_side import COLUMNS, family_tables
 
 
 def write_index(results: Sequence[Any], root: Path) -> Path:
@@ -36,8 +40,27 @@ def write_index(results: Sequence[Any], root: Path) -> Path:
         "tr.passed td:nth-child(2){background:#dfd} tr.failed td:nth-child(2),tr.deviated td:nth-child(2)"
         "{background:#fdd}</style></head><body><h1>pulsar-ha scenarios</h1><table>"
         "<tr><th>scenario</th><th>outcome</th><th>expectations</th><th>figures (from the history)</th>"
-        "<th>evidence</th></tr>" + "".join(rows) + "</table></body></html>\n"
+        "<th>evidence</th></tr>" + "".join(rows) + "</table>" + side_by_side_html(results) + "</body></html>\n"
     )
     index = root / "index.html"
     index.write_text(page)
     return index
+
+
+def side_by_side_html(results: Sequence[Any]) -> str:
+    """One table per scenario family that ran several clients or providers on the same fault ('' when none)."""
+    rows = [r.side_by_side for r in results if getattr(r, "side_by_side", None) is not None]
+    parts = []
+    for name, members in family_tables(rows).items():
+        header = "".join(f"<th>{html.escape(c)}</th>" for c in COLUMNS)
+        body = "".join(
+            "<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row.cells()) + "</tr>" for row in members
+        )
+        parts.append(
+            f"<h2>side by side: {html.escape(name)} ({html.escape(members[0].fault or '')})</h2>"
+            "<p>switch: the first send acknowledged by another cluster after the fault began; switch back: the "
+            "first acknowledged by the fault's cluster after it ended (the same measure for every provider); "
+            "provider switched: the provider's own switch events, from the fault's start.</p>"
+            f"<table><tr>{header}</tr>{body}</table>"
+        )
+    return "".join(parts)

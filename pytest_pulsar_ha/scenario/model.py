@@ -407,6 +407,38 @@ Provider = Annotated[
     AutoProvider | ControlledProvider | NativeProvider | NoProvider | CustomProvider, Field(discriminator="kind")
 ]
 
+# -- client --------------------------------------------------------------------------------------------------
+
+CLIENT_VERSION_PATTERN = r"[0-9]+\.[0-9]+\.[0-9]+"
+ClientVersion = Annotated[
+    str,
+    Strict(),
+    AfterValidator(_matching(CLIENT_VERSION_PATTERN, "a Pulsar client version X.Y.Z, e.g. '4.0.8'")),
+    _string(CLIENT_VERSION_PATTERN, "A Pulsar client version X.Y.Z, e.g. `4.0.8`."),
+]
+
+
+class PythonClient(_Model):
+    """The Python client (`pulsar-client`, the C++ library) runs the workload, in the pytest process."""
+
+    kind: Literal["python"]
+
+
+class JavaClient(_Model):
+    """The Java client (`org.apache.pulsar:pulsar-client` from Maven Central) runs the workload, in a driver
+    process of its own (`drivers/java`, built once and cached). The provider block configures Java's own
+    classes: `auto` is Java's `AutoClusterFailover` (it probes by TCP connect only: `probe: tcp`), `controlled`
+    is Java's `ControlledClusterFailover` polling the same URL-provider service, `none` a plain service URL."""
+
+    kind: Literal["java"]
+    version: ClientVersion | None = None
+    """The client's version (default: the brokers' Pulsar version)."""
+
+
+Client = Annotated[PythonClient | JavaClient, Field(discriminator="kind")]
+JAVA_PROVIDER_KINDS = ("auto", "controlled", "none")
+"""The provider kinds the Java client runs (native and custom providers are Python objects)."""
+
 # -- workload ------------------------------------------------------------------------------------------------
 
 
@@ -1094,6 +1126,8 @@ class Scenario(_Model):
     """The clusters (default: the session's)."""
     provider: Provider = NoProvider(kind="none")
     """How clients choose their cluster (default: `kind: none`, straight to the primary)."""
+    client: Client = PythonClient(kind="python")
+    """Which Pulsar client runs the workload (default: `kind: python`; `kind: java` runs Java's)."""
     workload: Workload
     """The producers and consumers that run while the faults happen."""
     faults: tuple[Fault, ...] = ()
@@ -1115,6 +1149,7 @@ class Scenario(_Model):
         problems += self._check_expectations()
         problems += self._check_metadata()
         problems += self._check_generate()
+        problems += self._check_client()
         problems += self._check_soak()
         _raise_problems(problems)
         return self
@@ -1135,6 +1170,30 @@ class Scenario(_Model):
         if self.workload.metadata is not None:
             problems.append((("workload", "metadata"), "a soak runs no metadata writes (they are judged in memory)"))
         return problems
+
+    def _check_client(self) -> list[tuple[Loc, str]]:
+        """The Java client runs Java's providers: no native or custom one, and Java's AutoClusterFailover only
+        connects (TCP) to probe."""
+        if not isinstance(self.client, JavaClient):
+            return []
+        provider = self.provider
+        if provider.kind not in JAVA_PROVIDER_KINDS:
+            return [
+                (
+                    ("provider", "kind"),
+                    f"client kind java runs Java's own providers ({', '.join(JAVA_PROVIDER_KINDS)}); provider kind "
+                    f"{provider.kind} is a Python client's (use auto for Java's AutoClusterFailover)",
+                )
+            ]
+        if isinstance(provider, AutoProvider) and provider.probe != "tcp":
+            return [
+                (
+                    ("provider", "probe"),
+                    f"client kind java runs Java's AutoClusterFailover, which probes by TCP connect only: set "
+                    f"provider.probe: tcp (found {provider.probe})",
+                )
+            ]
+        return []
 
     def _check_generate(self) -> list[tuple[Loc, str]]:
         """The drawn faults must be able to hit what they name and fit in the workload (see

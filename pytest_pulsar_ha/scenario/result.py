@@ -7,6 +7,7 @@ from pathlib import Path
 
 from pytest_pulsar_ha.checks.figures import RunFigures
 from pytest_pulsar_ha.checks.result import CheckResult
+from pytest_pulsar_ha.checks.side_by_side import SideBySide
 
 
 @dataclass
@@ -22,6 +23,8 @@ class ScenarioResult:
     """The ``pulsar_ha_evidence_dir`` this result was written under (its index page goes there)."""
     figures: RunFigures | None = None
     """RTO, switch times, stranded messages and duplicates, read from the history (checks.figures)."""
+    side_by_side: SideBySide | None = None
+    """The run's row in its scenario family's side-by-side table (checks.side_by_side)."""
 
     @property
     def failed_checks(self) -> list[CheckResult]:

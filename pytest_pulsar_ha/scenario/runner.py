@@ -19,6 +19,7 @@ from typing import Any
 
 from pytest_pulsar_ha.checks import evaluate
 from pytest_pulsar_ha.checks.figures import run_figures
+from pytest_pulsar_ha.checks.side_by_side import client_label, side_by_side
 from pytest_pulsar_ha.components.placement_watch import PlacementWatch, WatchTarget
 from pytest_pulsar_ha.history import (
     PARTIAL_HISTORY,
@@ -33,6 +34,7 @@ from pytest_pulsar_ha.nemesis.scheduler import Nemesis
 from pytest_pulsar_ha.report.evidence import write_evidence
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
 from pytest_pulsar_ha.scenario.generated import with_drawn_faults
+from pytest_pulsar_ha.scenario.java_client import java_workload
 from pytest_pulsar_ha.scenario.loader import ScenarioCase
 from pytest_pulsar_ha.scenario.metadata import ScenarioMetadata
 from pytest_pulsar_ha.scenario.migrations import ScenarioMigrations
@@ -40,6 +42,7 @@ from pytest_pulsar_ha.scenario.model import (
     BrokerKillFault,
     BrokerPauseFault,
     DomainOutageFault,
+    JavaClient,
     PlacementExpectation,
     ReassignedExpectation,
     Scenario,
@@ -55,6 +58,7 @@ from pytest_pulsar_ha.scenario.result import ScenarioResult
 from pytest_pulsar_ha.scenario.soak import MemorySampler, soak_facts, soak_log
 from pytest_pulsar_ha.workload.closing import close_within
 from pytest_pulsar_ha.workload.driver import Workload, WorkloadPlan
+from pytest_pulsar_ha.workload.java_workload import JavaWorkload
 
 STEADY_STATE_SECONDS = 120.0
 
@@ -213,16 +217,20 @@ def execute(
     with ExitStack() as stack:
         stack.callback(migrations.rollback)  # last: after the clients stopped
         migrations.prepare()
-        setup = build_provider(env, scenario, clusters, stack)
-        stack.callback(record_provider_events(setup, log))
-        client = env.client(setup.target, operation_timeout_seconds=10)
         hung: list[str | None] = []
-        stack.callback(lambda: hung.append(close_within(client.close, "client")))
-        consumer_client = None
-        if w.consume_from is not None:
-            consumer_client = env.client(w.consume_from, operation_timeout_seconds=10)
-            stack.callback(lambda: hung.append(close_within(consumer_client.close, "consumer client")))
-        workload = Workload(client, plan, log, consumer_client)
+        workload: Workload | JavaWorkload
+        if isinstance(scenario.client, JavaClient):  # Java's provider and clients, in the driver's process
+            setup, workload = java_workload(env, scenario, clusters, plan, log, evidence_dir, stack)
+        else:
+            setup = build_provider(env, scenario, clusters, stack)
+            stack.callback(record_provider_events(setup, log))
+            client = env.client(setup.target, operation_timeout_seconds=10)
+            stack.callback(lambda: hung.append(close_within(client.close, "client")))
+            consumer_client = None
+            if w.consume_from is not None:
+                consumer_client = env.client(w.consume_from, operation_timeout_seconds=10)
+                stack.callback(lambda: hung.append(close_within(consumer_client.close, "consumer client")))
+            workload = Workload(client, plan, log, consumer_client)
         nemesis = Nemesis(schedule_faults(FaultTarget(env, scenario, setup.url_provider, migrations)), log)
         watches = placement_watches(env, scenario, spaces, log.add)
         metadata = None
@@ -290,6 +298,7 @@ def execute(
         "seed": str(seed),
         "clusters": ", ".join(clusters),
         "provider": scenario.provider.kind,
+        "client": scenario.client.kind,
         "faults": "; ".join(f.label for f in nemesis.faults) or "none",
         **(
             {"drawn faults": f"{len(scenario.faults) - len(case.scenario.faults)} from seed {seed} (in faults above)"}
@@ -314,6 +323,8 @@ def execute(
             result.outcome = "failed"
         if after:
             result.outcome = "deviated"
+    label = client_label(scenario.client.kind, scenario.provider)
+    result.side_by_side = side_by_side(case.id, label, events, result.figures)
     write_evidence(result, events, evidence_dir)
     if interrupted:
         raise KeyboardInterrupt(f"scenario {case.id} interrupted; faults undone; evidence in {evidence_dir}")

@@ -14,32 +14,15 @@ import random
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 from pytest_pulsar_ha.history import ACK, RECEIVE, SEND, SEND_ERROR, Event, EventLog, now_ns
 from pytest_pulsar_ha.runtime.admin import AdminClient
-from pytest_pulsar_ha.workload.attribution import acknowledging_cluster, delivering_cluster
+from pytest_pulsar_ha.workload.attributing import attribute_log
 from pytest_pulsar_ha.workload.client_setup import create_with_retries
 from pytest_pulsar_ha.workload.closing import close_within
 from pytest_pulsar_ha.workload.drain_tracker import DrainTracker
-
-ATTRIBUTION_THREADS = 8
-
-
-class CachedEntries:
-    """``get_raw`` of an admin client, each path asked once (entries at a position never change)."""
-
-    def __init__(self, admin: AdminClient) -> None:
-        self.admin = admin
-        self._answers: dict[str, tuple[int, dict[str, str], bytes]] = {}
-
-    def get_raw(self, path: str) -> tuple[int, dict[str, str], bytes]:
-        answer = self._answers.get(path)
-        if answer is None:
-            answer = self._answers[path] = self.admin.get_raw(path)
-        return answer
 
 
 def _message_id(message_id: Any) -> str:
@@ -295,24 +278,5 @@ class Workload:
     def attribute_acks(self, admins: dict[str, AdminClient]) -> None:
         """Fill in, for every ack, the cluster that stored the message as an original publish, and for every
         receive the cluster that delivered it (:mod:`pytest_pulsar_ha.workload.attribution`): read from the
-        brokers' storage, a few requests at a time."""
-        events = [e for e in self.log.snapshot() if e.type in (ACK, RECEIVE)]
-        cached = {name: CachedEntries(admin) for name, admin in admins.items()}  # an ack and its receipts share
-
-        def attribute(event: Event) -> tuple[Event, str | None]:
-            ledger, entry, partition = (int(x) for x in (event.message_id or "0:0:-1").split(":"))
-            topic = event.topic or ""
-            if partition >= 0 and not topic.endswith(f"-partition-{partition}"):
-                topic = f"{topic}-partition-{partition}"
-            size = json.loads(event.detail or "{}").get("payload_size", 0)
-            body = f"{event.producer}#{event.seq}#".encode()
-            payload = body + b"." * max(0, size - len(body))
-            find = acknowledging_cluster if event.type == ACK else delivering_cluster
-            return event, find(cached, topic, ledger, entry, payload)
-
-        with ThreadPoolExecutor(max_workers=ATTRIBUTION_THREADS) as pool:
-            found = list(pool.map(attribute, events))
-        self.log.replace_all(
-            (event, Event(**{**event.to_dict(), "cluster": cluster}))  # type: ignore[arg-type]
-            for event, cluster in found
-        )
+        brokers' storage, a few requests at a time (:func:`~pytest_pulsar_ha.workload.attributing.attribute_log`)."""
+        attribute_log(self.log, admins)

@@ -56,6 +56,7 @@ def test_structure() -> None:
         "marks",
         "topology",
         "provider",
+        "client",
         "workload",
         "faults",
         "generate",

@@ -18,6 +18,7 @@ from pytest_pulsar_ha.scenario.model import (
     AutoProvider,
     ControlledProvider,
     CustomProvider,
+    JavaClient,
     MaxDuplicatesExpectation,
     NativeProvider,
     SwitchBackExpectation,
@@ -57,6 +58,8 @@ def derived(case: ScenarioCase, expectation: SwitchExpectation | SwitchBackExpec
         interval, count = float(str(provider.args["interval_s"])), int(str(provider.args["failures"]))
         return (count - 1) * interval, count * interval + R_BUDGET
     interval = provider.check_interval.seconds
+    if isinstance(scenario.client, JavaClient):
+        return java_auto_window(case, provider, back, fault.kind)
     if isinstance(provider, NativeProvider):  # probe counts: N failed (good) probes in a row, N = ceil(delay / I)
         delay = provider.switch_back_delay.seconds if back else provider.failover_delay.seconds
         count = math.ceil(delay / interval)
@@ -72,6 +75,22 @@ def derived(case: ScenarioCase, expectation: SwitchExpectation | SwitchBackExpec
     delay = provider.failover_delay.seconds
     late = timeout if fault.kind in SLOW_TO_FAIL else 0.0
     return delay + late, delay + interval + late + R_BUDGET
+
+
+def java_auto_window(case: ScenarioCase, provider: object, back: bool, fault_kind: str) -> tuple[float, float]:
+    """Java's AutoClusterFailover (pulsar-client 4.0.8): it notes System.nanoTime() at its first failed probe (a
+    tick within I of the fault's start) and switches on the first later tick whose reading is at least D after
+    it: N = ceil(D / I) ticks later, at the earliest N x I after the fault began. When D is a whole number of
+    ticks the two readings are D apart give or take how long each probe took, so about every other run waits
+    one tick more (its log says "down for 2000 ms" or "2500 ms"). Switching back is the same from the first
+    good probe after the fault's end, with B. Window: [N I, I + (N + extra) I + R]."""
+    assert isinstance(provider, AutoProvider), f"{case.id}: the Java client runs Java's AutoClusterFailover here"
+    assert fault_kind not in SLOW_TO_FAIL, f"{case.id}: no derivation for Java's 30 s TCP probe timing out"
+    interval = provider.check_interval.seconds
+    delay = provider.switch_back_delay.seconds if back else provider.failover_delay.seconds
+    ticks = math.ceil(delay / interval - 1e-9)
+    extra = 1 if math.isclose(ticks * interval, delay) else 0
+    return ticks * interval, interval + (ticks + extra) * interval + R_BUDGET
 
 
 WINDOWS = [

@@ -1,0 +1,108 @@
+"""A scenario on the Java client (``client: {kind: java}``): the driver built for the client's version, its
+configuration from the scenario's provider and workload blocks, and the provider's side of the run (the
+URL-provider service of a controlled provider, which the nemesis switches as for the Python client).
+
+Java's switches come from the driver's stream as ``switch`` events; Java's providers report no probes."""
+
+from __future__ import annotations
+
+import sys
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+from pytest_pulsar_ha.history import EventLog
+from pytest_pulsar_ha.provisioning import DEFAULT_PULSAR_VERSION, default_cache_dir
+from pytest_pulsar_ha.provisioning.java_driver import ensure_java_driver
+from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
+from pytest_pulsar_ha.scenario.model import AutoProvider, ControlledProvider, JavaClient, NoProvider, Scenario
+from pytest_pulsar_ha.scenario.provider_setup import ProviderSetup
+from pytest_pulsar_ha.workload.driver import WorkloadPlan
+from pytest_pulsar_ha.workload.java_workload import JavaWorkload
+
+JAVA_TOKEN_PLUGIN = "org.apache.pulsar.client.impl.auth.AuthenticationToken"
+
+
+def brokers_version(env: PulsarHaEnvironment) -> str:
+    """The Pulsar version the environment's brokers run (the Java client's default version)."""
+    options = getattr(env.backend, "options", None)
+    version = getattr(getattr(options, "distribution", None), "version", None)
+    return version if isinstance(version, str) and version != "unknown" else DEFAULT_PULSAR_VERSION
+
+
+def _progress(message: str) -> None:
+    print(f"pulsar-ha: {message}", file=sys.stderr, flush=True)
+
+
+def driver_config(
+    env: PulsarHaEnvironment, scenario: Scenario, clusters: list[str], plan: WorkloadPlan, url_provider: str | None
+) -> dict[str, Any]:
+    """The driver's JSON configuration (the fields of ``drivers/java/.../DriverConfig.java``)."""
+    spec = scenario.provider
+    primary = spec.primary or clusters[0]
+    provider: dict[str, Any] = {"kind": spec.kind, "primary": primary}
+    if isinstance(spec, AutoProvider):
+        provider |= {
+            "secondaries": list(spec.secondaries),
+            "checkIntervalMs": round(spec.check_interval.seconds * 1000),
+            "failoverDelayMs": round(spec.failover_delay.seconds * 1000),
+            "switchBackDelayMs": round(spec.switch_back_delay.seconds * 1000),
+        }
+    elif isinstance(spec, ControlledProvider):
+        provider |= {"checkIntervalMs": round(spec.check_interval.seconds * 1000), "urlProvider": url_provider}
+    return {
+        "clusters": {n: {"serviceUrl": env.cluster(n).service_url, "token": env.cluster(n).token} for n in clusters},
+        "listenerName": env.client_options.get("listener_name"),
+        "provider": provider,
+        "consumeFrom": scenario.workload.consume_from,
+        "topics": plan.topics,
+        "producers": plan.producers,
+        "subscriptions": plan.subscription_names() if plan.consumers else [],
+        "subscriptionType": plan.subscription_type,
+        "keys": plan.keys,
+        "ratePerSecond": plan.rate_per_second,
+        "messageSize": plan.message_size,
+        "replicatedSubscriptions": plan.replicated_subscriptions,
+        "sendTimeoutMs": plan.send_timeout_ms,
+        "seed": plan.seed,
+        "consumerDelayMs": round(plan.consumer_delay_s * 1000),
+        "initialPosition": plan.initial_position,
+    }
+
+
+def java_workload(
+    env: PulsarHaEnvironment,
+    scenario: Scenario,
+    clusters: list[str],
+    plan: WorkloadPlan,
+    log: EventLog,
+    evidence_dir: Path,
+    stack: ExitStack,
+) -> tuple[ProviderSetup, JavaWorkload]:
+    """The provider's side and the Java workload of ``scenario`` (not started); services it needs are closed by
+    ``stack``."""
+    client = scenario.client
+    if not isinstance(client, JavaClient):
+        raise TypeError(f"the scenario's client is {client.kind}, not java")
+    driver = ensure_java_driver(client.version or brokers_version(env), default_cache_dir(), _progress)
+    spec = scenario.provider
+    primary = spec.primary or clusters[0]
+    url_to_cluster = {env.cluster(n).service_url: n for n in clusters}
+    setup = ProviderSetup(None, primary=primary, url_to_cluster=url_to_cluster)
+    if isinstance(spec, ControlledProvider):
+        from pulsar_ha_providers import UrlProviderService
+
+        configs = {}
+        for name in [primary, *(spec.secondaries or [n for n in clusters if n != primary])]:
+            config: dict[str, str] = {"serviceUrl": env.cluster(name).service_url}
+            token = env.cluster(name).token
+            if token:  # Java's ControlledClusterFailover creates the plugin by its class name
+                config |= {"authPluginClassName": JAVA_TOKEN_PLUGIN, "authParamsString": f"token:{token}"}
+            configs[name] = config
+        setup.url_provider = stack.enter_context(UrlProviderService(configs, primary))
+    elif not isinstance(spec, AutoProvider | NoProvider):
+        raise ValueError(f"provider kind {spec.kind} does not run on the Java client")  # refused at load time
+    url = setup.url_provider.url if setup.url_provider is not None else None
+    config = driver_config(env, scenario, clusters, plan, url)
+    workload = JavaWorkload(driver.command(evidence_dir / "java-driver.json"), config, log, evidence_dir, env.registry)
+    return setup, workload

@@ -1,0 +1,54 @@
+"""Filling in the clusters of a run's acks and receives, for any workload (the Python driver's and the Java
+driver's write the same events): each ack gets the cluster that stored its message as an original publish, each
+receive the cluster that delivered it (:mod:`pytest_pulsar_ha.workload.attribution`), read from the brokers'
+storage a few requests at a time."""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+
+from pytest_pulsar_ha.history import ACK, RECEIVE, Event, EventLog
+from pytest_pulsar_ha.runtime.admin import AdminClient
+from pytest_pulsar_ha.workload.attribution import acknowledging_cluster, delivering_cluster
+
+ATTRIBUTION_THREADS = 8
+
+
+class CachedEntries:
+    """``get_raw`` of an admin client, each path asked once (entries at a position never change)."""
+
+    def __init__(self, admin: AdminClient) -> None:
+        self.admin = admin
+        self._answers: dict[str, tuple[int, dict[str, str], bytes]] = {}
+
+    def get_raw(self, path: str) -> tuple[int, dict[str, str], bytes]:
+        answer = self._answers.get(path)
+        if answer is None:
+            answer = self._answers[path] = self.admin.get_raw(path)
+        return answer
+
+
+def attribute_log(log: EventLog, admins: dict[str, AdminClient]) -> None:
+    """Replace every ack and receive of ``log`` by the same event with its ``cluster`` read from storage. The
+    payload is rebuilt from the message (``producer#seq#`` padded with dots to its ``payload_size``)."""
+    events = [e for e in log.snapshot() if e.type in (ACK, RECEIVE)]
+    cached = {name: CachedEntries(admin) for name, admin in admins.items()}  # an ack and its receipts share
+
+    def attribute(event: Event) -> tuple[Event, str | None]:
+        ledger, entry, partition = (int(x) for x in (event.message_id or "0:0:-1").split(":"))
+        topic = event.topic or ""
+        if partition >= 0 and not topic.endswith(f"-partition-{partition}"):
+            topic = f"{topic}-partition-{partition}"
+        size = json.loads(event.detail or "{}").get("payload_size", 0)
+        body = f"{event.producer}#{event.seq}#".encode()
+        payload = body + b"." * max(0, size - len(body))
+        find = acknowledging_cluster if event.type == ACK else delivering_cluster
+        return event, find(cached, topic, ledger, entry, payload)
+
+    with ThreadPoolExecutor(max_workers=ATTRIBUTION_THREADS) as pool:
+        found = list(pool.map(attribute, events))
+    log.replace_all(
+        (event, Event(**{**event.to_dict(), "cluster": cluster}))  # type: ignore[arg-type]
+        for event, cluster in found
+    )
