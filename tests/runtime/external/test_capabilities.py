@@ -92,3 +92,33 @@ def test_kill_pause_and_start_raise_naming_the_backend(tmp_path: Path) -> None:
         with pytest.raises(UnsupportedFault, match="it runs on the external backend"):
             action()
     assert node.is_running() and not node.is_paused()
+
+
+class _RecordingToxiproxy:
+    """Records which proxies are switched (pure logic: which proxies an outage touches)."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, bool]] = []
+
+    def set_enabled(self, proxy: str, enabled: bool) -> None:
+        self.calls.append((proxy, enabled))
+
+
+def test_an_outage_cuts_clients_only_and_refuses_to_pretend_it_cut_replication(tmp_path: Path) -> None:
+    from pytest_pulsar_ha.network.layout import BrokerRoute, ProxyLayout
+    from pytest_pulsar_ha.network.proxies import ProxyNetwork
+    from pytest_pulsar_ha.runtime.external_environment import ExternalClusterView
+
+    path = tmp_path / "clusters.yaml"
+    path.write_text(FILE.replace("ROUTE_B", "direct").replace("'pulsar://h:3'", "'pulsar+ssl://h:3'"))
+    node = ExternalBackend(load_clusters_file(path)).create(ClusterSpec("cluster-b"), [])
+    route = BrokerRoute("cluster-b", 0, 0, 0, "cluster-b-client", 7101, "cluster-b-http", 7102, {})
+    toxiproxy = _RecordingToxiproxy()
+    view = ExternalClusterView(node, ProxyNetwork(toxiproxy), ProxyLayout({"cluster-b": (route,)}))  # type: ignore[arg-type]
+    assert (view.service_url, view.admin_url) == ("pulsar+ssl://127.0.0.1:7101", "http://127.0.0.1:7102")
+    with pytest.raises(UnsupportedFault, match="replication links: on the external backend"), view.outage():
+        pass
+    assert toxiproxy.calls == []
+    with view.outage(replication=False):
+        assert toxiproxy.calls == [("cluster-b-client", False), ("cluster-b-http", False)]
+    assert toxiproxy.calls[2:] == [("cluster-b-client", True), ("cluster-b-http", True)]
