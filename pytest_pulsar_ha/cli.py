@@ -40,7 +40,13 @@ def cmd_provision(args: argparse.Namespace) -> int:
     cache = default_cache_dir()
     dist = ensure_pulsar(args.pulsar_version, cache, _say)
     toxiproxy = ensure_toxiproxy(cache, _say)
-    _say(f"Pulsar {dist.version}: {dist.home}\nJava: {dist.java}\ntoxiproxy: {toxiproxy}")
+    from pytest_pulsar_ha.provisioning.java_driver import ensure_java_driver
+
+    driver = ensure_java_driver(dist.version, cache, _say)  # for scenarios with client kind java
+    _say(
+        f"Pulsar {dist.version}: {dist.home}\nJava: {dist.java}\ntoxiproxy: {toxiproxy}\n"
+        f"Java client driver (pulsar-client {driver.client_version}): {driver.home}"
+    )
     if args.docker_image:
         from pytest_pulsar_ha.provisioning.docker_image import build_local_images
 
@@ -146,7 +152,7 @@ def cmd_url_provider(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pulsar-ha", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    provision = sub.add_parser("provision", help="fetch Pulsar and toxiproxy into the cache (once)")
+    provision = sub.add_parser("provision", help="fetch Pulsar and toxiproxy, build the Java client driver (once)")
     provision.add_argument("--pulsar-version", default=DEFAULT_PULSAR_VERSION)
     provision.add_argument(
         "--docker-image",
