@@ -225,10 +225,15 @@ def run_figures(events: Sequence[Event]) -> RunFigures:
     )
 
     faults = []
-    for label, cluster, start, end in _fault_windows(ordered):
+    windows = _fault_windows(ordered)
+    for index, (label, cluster, start, end) in enumerate(windows):
         stop = end if end is not None else start
-        away = next((s for s in switches if s.ts_ns >= start and s.cluster != cluster), None)
-        back = next((s for s in switches if s.ts_ns >= end and s.cluster == cluster), None) if end is not None else None
+        # A fault's switches happen before the next fault starts: a later fault's switch is not this one's
+        # (a replication cut followed by an outage would otherwise show the outage's switch as its own).
+        until = windows[index + 1][2] if index + 1 < len(windows) else None
+        within = [s for s in switches if until is None or s.ts_ns < until]
+        away = next((s for s in within if s.ts_ns >= start and s.cluster != cluster), None)
+        back = next((s for s in within if s.ts_ns >= end and s.cluster == cluster), None) if end is not None else None
         stranded = wait = never = None
         if away is not None:
             waits = []

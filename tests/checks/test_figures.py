@@ -118,3 +118,22 @@ def test_receipts_and_duplicates_are_counted_per_delivering_cluster() -> None:
     assert figures.receipts_by_cluster == {A: 2, B: 1, "unknown": 1}
     assert figures.duplicates_by_cluster == {B: 1}
     assert "delivered by cluster-a 2, cluster-b 1 (1 duplicates), unknown 1" in figures.summary()
+
+
+def test_a_fault_does_not_take_the_switches_of_the_fault_after_it() -> None:
+    """A replication cut (no switch of its own) followed by an outage: the outage's switch and switch back are
+    the outage's figures only (drawn schedules put faults one after the other)."""
+    events = fault(1, 4, cluster=B, label="#0 replication_cut cluster-b->cluster-a")
+    events += fault(6, 12, label="#1 outage cluster-a")
+    events += [switch(8, B), switch(16, A)]
+    cut, outage = run_figures(events).faults
+    assert (cut.switch_s, cut.switch_back_s) == (None, None)
+    assert (outage.switch_s, outage.switch_back_s) == (2.0, 4.0)
+
+
+def test_a_switch_back_after_the_next_fault_began_is_not_claimed() -> None:
+    events = fault(1, 4) + fault(6, 9, cluster=B, label="#1 latency cluster-b")
+    events += [switch(3, B), switch(7, A)]  # back to A only once the next fault held
+    first = run_figures(events).faults[0]
+    assert first.switch_s == 2.0
+    assert first.switch_back_s is None
