@@ -14,9 +14,11 @@ process and this host as labels; :mod:`pytest_pulsar_ha.runtime.docker_reaper` r
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import socket
 import time
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -51,6 +53,12 @@ def owner_labels(run_id: str, name: str) -> dict[str, str]:
         LABEL_HOST: socket.gethostname(),
         LABEL_NAME: name,
     }
+
+
+def container_name(name: str, run_id: str) -> str:
+    """``pulsar-ha-broker-cluster-a-0-<run id>-<4 hex>``: readable in ``docker ps``, never taken twice."""
+    readable = re.sub(r"[^a-zA-Z0-9_.-]+", "-", name).strip("-")
+    return f"pulsar-ha-{readable}-{run_id}-{uuid.uuid4().hex[:4]}"
 
 
 @dataclass(frozen=True)
@@ -122,8 +130,13 @@ class ContainerProcess(ManagedProcess):
         self.paused = False
         self._exit_code = None
         if self.container is not None:  # killed: the same container, the same mounts and data
-            self.container.start()
-            return
+            import docker.errors
+
+            try:
+                self.container.start()
+                return
+            except docker.errors.NotFound:
+                self.container = None  # removed behind our back (by hand): a new one on the same data
         self.container = self._create_and_start()
 
     def _create_and_start(self) -> Container:
@@ -138,6 +151,7 @@ class ContainerProcess(ManagedProcess):
         spec = DockerContainer(self.plan.image, env=env).with_command(argv)
         for mount in self.plan.mounts:
             spec.with_volume_mapping(str(mount), str(mount), "rw")
+        spec.with_name(container_name(self.name, self.registry.run_id))
         spec.with_kwargs(
             entrypoint=entrypoint,
             network_mode="host",

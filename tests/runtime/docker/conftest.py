@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     import docker
 
 TEST_IMAGE_ENV = "PULSAR_HA_TEST_IMAGE"
+os.environ.setdefault("TESTCONTAINERS_RYUK_DISABLED", "true")  # Ryuk needs a registry; the harness reaps by label
 
 
 def in_ci() -> bool:
