@@ -24,7 +24,7 @@ demo: setup
 # The PIP-7 scenarios and tests alone (4-broker clusters, 9-12 minutes; `make test` runs them too), then the
 # tests marked `unsettled`: not reliable enough for `make test` yet (README, "Development").
 multi-broker: setup
-	$(PY) -m pytest scenarios/multi-broker tests/runtime/multi_broker -p no:cacheprovider $(PYTEST_ARGS)
+	$(PY) -m pytest scenarios/multi-broker tests/runtime/multi_broker tests/runtime/docker/test_multi_broker_on_containers.py -p no:cacheprovider $(PYTEST_ARGS)
 	$(PY) -m pytest tests -m unsettled -p no:cacheprovider $(PYTEST_ARGS)
 
 # The PIP-188 scenarios in which the Pulsar client stalls for good (mark `wedges_client`: its threads never
