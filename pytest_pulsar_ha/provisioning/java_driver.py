@@ -20,6 +20,12 @@ from pytest_pulsar_ha.provisioning.streaming import run_with_progress
 DRIVER_SOURCES = Path(__file__).resolve().parents[2] / "drivers" / "java"
 MAIN_CLASS = "io.pulsarha.driver.Main"
 _COMPLETE = ".pytest-pulsar-ha-complete"
+LOG_OPTIONS = (
+    "-Dorg.slf4j.simpleLogger.showDateTime=true",
+    "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS",
+)
+"""The client's log (slf4j-simple, on the driver's stderr: java-client.log) with times, to line it up with the
+history (e.g. a producer's reconnect attempts around a switch)."""
 
 
 @dataclass(frozen=True)
@@ -36,7 +42,7 @@ class JavaDriver:
         return ":".join(str(jar) for jar in jars)
 
     def command(self, config: Path) -> list[str]:
-        return [str(self.java), "-Xmx256m", "-cp", self.classpath, MAIN_CLASS, str(config)]
+        return [str(self.java), "-Xmx256m", *LOG_OPTIONS, "-cp", self.classpath, MAIN_CLASS, str(config)]
 
 
 def source_hash(sources: Path, client_version: str) -> str:

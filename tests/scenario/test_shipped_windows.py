@@ -77,20 +77,34 @@ def derived(case: ScenarioCase, expectation: SwitchExpectation | SwitchBackExpec
     return delay + late, delay + interval + late + R_BUDGET
 
 
+JAVA_INITIAL_BACKOFF = 0.1
+"""The Java client's first reconnect backoff (ClientBuilder.startingBackoffInterval, 100 ms); it doubles after
+each failed attempt."""
+
+
 def java_auto_window(case: ScenarioCase, provider: object, back: bool, fault_kind: str) -> tuple[float, float]:
     """Java's AutoClusterFailover (pulsar-client 4.0.8): it notes System.nanoTime() at its first failed probe (a
     tick within I of the fault's start) and switches on the first later tick whose reading is at least D after
     it: N = ceil(D / I) ticks later, at the earliest N x I after the fault began. When D is a whole number of
     ticks the two readings are D apart give or take how long each probe took, so about every other run waits
-    one tick more (its log says "down for 2000 ms" or "2500 ms"). Switching back is the same from the first
-    good probe after the fault's end, with B. Window: [N I, I + (N + extra) I + R]."""
+    one tick more (its log says "down for 2000 ms" or "2500 ms"): the switch comes by I + (N + 1) I.
+
+    The switch does not make Java's producer reconnect: while the primary refused it, its reconnect backoff
+    doubled from 100 ms (attempts 0.1, 0.3, 0.7, 1.5, 3.1 s ... after the fault), and its first send to the
+    backup waits for the end of the sleep in progress, at most the next doubling after the switch. Switching
+    back, clients are connected to the secondary and follow at once (R). Windows: switch [N I, S + b(S) + R]
+    with S = I + (N + extra) I and b(S) the first backoff sleep longer than S; switch back [N I, S + R]."""
     assert isinstance(provider, AutoProvider), f"{case.id}: the Java client runs Java's AutoClusterFailover here"
     assert fault_kind not in SLOW_TO_FAIL, f"{case.id}: no derivation for Java's 30 s TCP probe timing out"
     interval = provider.check_interval.seconds
     delay = provider.switch_back_delay.seconds if back else provider.failover_delay.seconds
     ticks = math.ceil(delay / interval - 1e-9)
     extra = 1 if math.isclose(ticks * interval, delay) else 0
-    return ticks * interval, interval + (ticks + extra) * interval + R_BUDGET
+    latest = interval + (ticks + extra) * interval
+    if back:
+        return ticks * interval, latest + R_BUDGET
+    backoff = JAVA_INITIAL_BACKOFF * 2 ** math.ceil(math.log2(latest / JAVA_INITIAL_BACKOFF + 1))
+    return ticks * interval, latest + backoff + R_BUDGET
 
 
 WINDOWS = [
