@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sys
 import time
 import uuid
 from collections.abc import Iterator, Sequence
@@ -133,6 +134,7 @@ class ExternalEnvironment(PulsarHaEnvironment):
         self._ensure_tenant()
         for name in self.clusters:
             self.route_checks[name] = self._check_route(name)
+            print(f"[pulsar-ha] {self.route_checks[name]}", file=sys.stderr, flush=True)
 
     def _ensure_tenant(self) -> None:
         """The harness's tenant on every cluster, allowed on every cluster it replicates to; a run before this one
