@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTEST_ARGS ?=
 
-.PHONY: setup provision demo smoke test lint unit bench reap multi-broker migration-chaos nightly soak
+.PHONY: setup provision demo smoke test lint unit bench reap multi-broker migration-chaos nightly soak side-by-side
 
 setup: $(VENV)/.installed provision
 
@@ -46,6 +46,11 @@ SPARK_MASTER ?=
 soak: setup
 	$(PY) -m pytest scenarios/soak -m soak -p no:cacheprovider $(if $(SPARK_MASTER),--pulsar-ha-spark-master=$(SPARK_MASTER)) $(PYTEST_ARGS)
 
+# The side-by-side families whole (ours, the native provider and Java's on the same faults; README, "Side by
+# side"): make test runs primary-outage[java] and leaves the variants marked side_by_side to this target.
+side-by-side: setup
+	$(PY) -m pytest scenarios/primary-outage.pulsar-ha.yaml scenarios/hung-primary.pulsar-ha.yaml -p no:cacheprovider $(PYTEST_ARGS)
+
 # The smallest check that the environment works: start the clusters, prove replication both ways, stop.
 smoke: setup
 	$(VENV)/bin/pulsar-ha smoke
@@ -57,7 +62,7 @@ lint: $(VENV)/.installed
 
 # Short tracebacks: a failure's own lines, then what the brokers logged meanwhile (the plugin adds them).
 test: setup lint
-	$(PY) -m pytest -m "not unsettled and not wedges_client and not nightly_demo and not heavy and not soak" --tb=short --durations=10 $(PYTEST_ARGS)
+	$(PY) -m pytest -m "not unsettled and not wedges_client and not nightly_demo and not heavy and not soak and not side_by_side" --tb=short --durations=10 $(PYTEST_ARGS)
 
 # Everything that needs no cluster (the plugin marks every test that asks for one `real_clusters`).
 unit: $(VENV)/.installed

@@ -390,7 +390,7 @@ def _write_side_by_side(terminalreporter: pytest.TerminalReporter, results: list
 
     rows = [r.side_by_side for r in results if r.side_by_side is not None]
     for name, members in family_tables(rows).items():
-        terminalreporter.write_line(f"side by side: {name} ({members[0].fault})")
+        terminalreporter.write_line(f"side by side: {name}")
         for line in text_table(members):
             terminalreporter.write_line(f"  {line}")
 

@@ -152,15 +152,13 @@ def family(case_id: str) -> str:
 
 
 def family_tables(rows: Sequence[SideBySide]) -> dict[str, list[SideBySide]]:
-    """The rows grouped by scenario family, only families with several members that ran the same first fault."""
+    """The rows grouped by scenario family and first fault (``primary-outage (#0 outage cluster-a)``): the
+    variants that ran the same fault; only groups of several rows."""
     groups: dict[str, list[SideBySide]] = {}
     for row in rows:
-        groups.setdefault(family(row.case_id), []).append(row)
-    return {
-        name: members
-        for name, members in groups.items()
-        if len(members) > 1 and len({m.fault for m in members if m.fault is not None}) == 1
-    }
+        if row.fault is not None:
+            groups.setdefault(f"{family(row.case_id)} ({row.fault})", []).append(row)
+    return {name: members for name, members in groups.items() if len(members) > 1}
 
 
 def text_table(rows: Sequence[SideBySide]) -> list[str]:

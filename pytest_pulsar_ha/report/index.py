@@ -57,7 +57,7 @@ def side_by_side_html(results: Sequence[Any]) -> str:
             "<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row.cells()) + "</tr>" for row in members
         )
         parts.append(
-            f"<h2>side by side: {html.escape(name)} ({html.escape(members[0].fault or '')})</h2>"
+            f"<h2>side by side: {html.escape(name)}</h2>"
             "<p>switch: the first send acknowledged by another cluster after the fault began; switch back: the "
             "first acknowledged by the fault's cluster after it ended (the same measure for every provider); "
             "provider switched: the provider's own switch events, from the fault's start.</p>"

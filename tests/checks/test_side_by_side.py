@@ -61,8 +61,8 @@ def test_families_with_several_members_on_the_same_fault_make_tables() -> None:
     other = [e for e in events if e.type != FAULT_START] + [Event(T0, FAULT_START, "nemesis", detail="#0 other")]
     rows.append(side_by_side("c", "x", events, None))
     rows.append(side_by_side("c[v]", "x", other, None))
-    assert list(family_tables(rows)) == ["a"]  # b is alone, c's variants ran different faults
-    lines = text_table(family_tables(rows)["a"])
+    assert list(family_tables(rows)) == [f"a ({LABEL})"]  # b is alone, c's variants ran different faults
+    lines = text_table(family_tables(rows)[f"a ({LABEL})"])
     assert lines[0].split()[:2] == ["case", "client"] and len(lines) == 3
 
 
