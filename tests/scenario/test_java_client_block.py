@@ -90,7 +90,8 @@ class _Cluster:
 class _Env:
     """What driver_config reads of an environment: each cluster's service URL and token, the client options."""
 
-    client_options: dict[str, Any] = {"listener_name": "external"}
+    def __init__(self) -> None:
+        self.client_options: dict[str, Any] = {"listener_name": "external"}
 
     def cluster(self, name: str) -> _Cluster:
         return _Cluster(f"pulsar://127.0.0.1:{6650 if name == 'cluster-a' else 6651}")

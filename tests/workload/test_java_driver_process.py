@@ -10,7 +10,7 @@ import pytest
 
 from pytest_pulsar_ha.history import ACK, SWITCH, EventLog
 from pytest_pulsar_ha.provisioning import default_cache_dir
-from pytest_pulsar_ha.provisioning.java_driver import DRIVER_SOURCES, ensure_java_driver, source_hash
+from pytest_pulsar_ha.provisioning.java_driver import ensure_java_driver, source_hash
 from pytest_pulsar_ha.workload.java_workload import JavaDriverError, JavaWorkload
 
 
