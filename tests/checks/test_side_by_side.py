@@ -72,3 +72,20 @@ def test_the_client_label_names_the_provider() -> None:
     assert client_label("python", auto) == "python: ours (auto, lookup probe)"
     assert client_label("python", native) == "python: native AutoClusterFailover"
     assert client_label("java", auto) == "java: Java's AutoClusterFailover"
+
+
+def test_the_index_page_shows_a_family_as_one_table(tmp_path: object) -> None:
+    from pathlib import Path
+
+    from pytest_pulsar_ha.report.index import write_index
+    from pytest_pulsar_ha.scenario.result import ScenarioResult
+
+    events = history(json.dumps({"java_log": "down for 2497 ms"}))
+    results = []
+    for case, label in (("po", "python: ours"), ("po[native]", "python: native"), ("po[java]", "java: Java's")):
+        result = ScenarioResult(case, "passed", 1, figures=run_figures(events))
+        result.side_by_side = side_by_side(case, label, events, result.figures)
+        results.append(result)
+    page = write_index(results, Path(str(tmp_path))).read_text()
+    assert f"<h2>side by side: po ({LABEL})</h2>" in page
+    assert page.count("<td>2.60s</td>") == 3 and "(down for 2497 ms)" in page
