@@ -324,7 +324,8 @@ def execute(
         if after:
             result.outcome = "deviated"
     label = client_label(scenario.client.kind, scenario.provider)
-    result.side_by_side = side_by_side(case.id, label, events, result.figures)
+    if scenario.soak is None:  # a soak keeps no message events in memory: its figures come from Spark only
+        result.side_by_side = side_by_side(case.id, label, events, result.figures)
     write_evidence(result, events, evidence_dir)
     if interrupted:
         raise KeyboardInterrupt(f"scenario {case.id} interrupted; faults undone; evidence in {evidence_dir}")
