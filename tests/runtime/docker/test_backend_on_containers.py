@@ -52,7 +52,6 @@ def test_contract_tests_faults_and_a_failover_scenario_pass_on_containers(
         "no:cacheprovider",
         "--tb=short",
         "--durations=0",
-        "-q",
     ]
     began = time.monotonic()
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=900, check=False)
