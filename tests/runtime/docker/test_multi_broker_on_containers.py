@@ -1,6 +1,6 @@
 """A multi-broker cluster on the docker backend: ZooKeeper, the metadata tool, a bookie and two brokers, each a
-container; a killed broker comes back on its data, a paused bookie stalls writes until it resumes. Heavy (about
-2 minutes on 2 cores): ``make multi-broker`` runs it, ``make test`` does not. (A killed bookie started again at
+container; a killed broker comes back on its data, a paused bookie stalls writes until it resumes. Heavy (37 s
+here, its own environment): ``make multi-broker`` runs it, ``make test`` does not. (A killed bookie started again at
 once cannot register until its old metadata session expires, on any backend: that is not what this shows.)"""
 
 from __future__ import annotations
