@@ -86,8 +86,8 @@ def java_auto_window(case: ScenarioCase, provider: object, back: bool, fault_kin
     """Java's AutoClusterFailover (pulsar-client 4.0.8): it notes System.nanoTime() at its first failed probe (a
     tick within I of the fault's start) and switches on the first later tick whose reading is at least D after
     it: N = ceil(D / I) ticks later, at the earliest N x I after the fault began. When D is a whole number of
-    ticks the two readings are D apart give or take how long each probe took, so about every other run waits
-    one tick more (its log says "down for 2000 ms" or "2500 ms"): the switch comes by I + (N + 1) I.
+    ticks the two readings are D apart give or take how long each probe took, and one a hair short waits a tick
+    more (5 of 5 rounds here: "down for 2497-2500 ms"): the switch comes by I + (N + 1) I.
 
     The switch does not make Java's producer reconnect: while the primary refused it, its reconnect backoff
     doubled from 100 ms (attempts 0.1, 0.3, 0.7, 1.5, 3.1 s ... after the fault), and its first send to the
