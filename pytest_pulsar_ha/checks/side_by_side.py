@@ -109,12 +109,18 @@ def side_by_side(case_id: str, client: str, events: Sequence[Event], figures: Ru
     switch = back = None
     switches: list[str] = []
     if start is not None:
+        moves_to = "->" in (start.detail or "")  # an operator's switch names the cluster it moves clients to
         away = next(
-            (e for e in ordered if e.type == ACK and e.ts_ns >= start.ts_ns and e.cluster != start.cluster), None
+            (
+                e
+                for e in ordered
+                if e.type == ACK and e.ts_ns >= start.ts_ns and (e.cluster == start.cluster) == moves_to
+            ),
+            None,
         )
         if away is not None and away.cluster is not None:
             switch = (away.ts_ns - start.ts_ns) / NS
-            if end is not None:
+            if end is not None and not moves_to:
                 returned = next(
                     (e for e in ordered if e.type == ACK and e.ts_ns >= end.ts_ns and e.cluster == start.cluster), None
                 )

@@ -89,3 +89,15 @@ def test_the_index_page_shows_a_family_as_one_table(tmp_path: object) -> None:
     page = write_index(results, Path(str(tmp_path))).read_text()
     assert f"<h2>side by side: po ({LABEL})</h2>" in page
     assert page.count("<td>2.60s</td>") == 3 and "(down for 2497 ms)" in page
+
+
+def test_an_operator_switch_is_measured_to_the_cluster_it_names() -> None:
+    label = "#0 operator_switch ->cluster-b"
+    events = [
+        Event(T0, FAULT_START, "nemesis", cluster="cluster-b", detail=label),
+        Event(T0 + 1, FAULT_END, "nemesis", cluster="cluster-b", detail=label),
+        Event(T0 + S // 10, ACK, "p", cluster="cluster-a", producer="p", seq=1),
+        Event(T0 + S // 2, ACK, "p", cluster="cluster-b", producer="p", seq=2),
+    ]
+    row = side_by_side("controlled-switch[java]", "java", events, run_figures(events))
+    assert (row.switch_s, row.switch_back_s) == (0.5, None)
