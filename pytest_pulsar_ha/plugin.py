@@ -275,10 +275,27 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return None if specs is None else topology_key(specs)
 
     items[:] = order_by_key(items, key_of)
+    _only_the_named_cases(config, items)
     from pytest_pulsar_ha.runtime.capabilities import capabilities_of, skip_impossible
 
     settings = config.stash.get(SETTINGS_KEY, None)
     skip_impossible(items, capabilities_of(settings) if settings is not None else None)
+
+
+def _only_the_named_cases(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``file::name`` on the command line runs the scenario case ``name``, not its variants too (see
+    :mod:`pytest_pulsar_ha.scenario.selection`); they are deselected, as ``--deselect`` would."""
+    from pytest_pulsar_ha.scenario.collect import ScenarioItem
+    from pytest_pulsar_ha.scenario.selection import asked_ids, variants_not_asked_for
+
+    asked = asked_ids(config.args, config.invocation_params.dir, config.rootpath)
+    if not asked:
+        return
+    scenario_ids = [item.nodeid for item in items if isinstance(item, ScenarioItem)]
+    drop = variants_not_asked_for(scenario_ids, asked)
+    if drop:
+        config.hook.pytest_deselected(items=[item for item in items if item.nodeid in drop])
+        items[:] = [item for item in items if item.nodeid not in drop]
 
 
 def _apply_clusters_mark(item: pytest.Item) -> None:
