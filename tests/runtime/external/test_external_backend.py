@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from pytest_pulsar_ha.errors import StartupError
 from pytest_pulsar_ha.provisioning import default_cache_dir, ensure_toxiproxy
 from pytest_pulsar_ha.runtime.external_clusters import load_clusters_file
 from pytest_pulsar_ha.runtime.external_environment import ExternalEnvironment
@@ -93,11 +92,12 @@ def test_a_direct_route_skips_connection_faults(pair: list[HandStarted], tmp_pat
     assert "fault kind timeout cuts or slows client connections, but cluster-a's clients are not all behind" in out
 
 
-def test_the_route_check_catches_a_cluster_whose_lookups_bypass_the_proxy(
+def test_the_route_check_finds_a_standalones_clients_behind_the_proxy_even_without_the_listener(
     pair: list[HandStarted], tmp_path: Path
 ) -> None:
-    """Declared behind a Pulsar proxy, but its lookups answer with the broker's own address: the check sees
-    a producer through the harness's proxy still acknowledged while that proxy is down, and the start fails."""
+    """What the route check observed here (Python client, 4.0.8 standalone, no listener_name): a producer created
+    through the harness's proxy stops being acknowledged while that proxy is down, so the claim is accepted.
+    (Expected otherwise from the lookup protocol: see README, "Existing clusters".)"""
     file = clusters_file(tmp_path / "clusters.yaml", pair, route={"cluster-a": "pulsar_proxy", "cluster-b": "direct"})
     file.write_text(file.read_text().replace("listener_name: pulsar_ha\n", ""))
     loaded = load_clusters_file(file)
@@ -108,5 +108,6 @@ def test_the_route_check_catches_a_cluster_whose_lookups_bypass_the_proxy(
         work_dir=tmp_path / "env",
         registry=PidRegistry(default_cache_dir() / "run"),
     )
-    with pytest.raises(StartupError, match=r"cluster-a \(external\): the clusters file says route pulsar_proxy, but"):
-        env.start()
+    with env:
+        assert "sends stop while its proxy is down" in env.route_checks["cluster-a"], env.route_checks
+        assert "route direct" in env.route_checks["cluster-b"]
