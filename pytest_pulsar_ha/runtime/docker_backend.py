@@ -19,13 +19,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pytest_pulsar_ha.errors import ConfigurationError, ProvisioningError
+from pytest_pulsar_ha.errors import ProvisioningError
 from pytest_pulsar_ha.provisioning.cache import Progress
 from pytest_pulsar_ha.provisioning.docker_image import local_pulsar_image
 from pytest_pulsar_ha.provisioning.pulsar_distribution import PulsarDistribution
 from pytest_pulsar_ha.runtime.backend import ListenerPlan
 from pytest_pulsar_ha.runtime.docker_process import ContainerPlan, ContainerProcess
-from pytest_pulsar_ha.runtime.embedded import StandaloneNode
+from pytest_pulsar_ha.runtime.embedded import StandaloneNode, create_node
 from pytest_pulsar_ha.runtime.embedded_common import EmbeddedOptions
 from pytest_pulsar_ha.runtime.multi_broker import MultiBrokerNode
 from pytest_pulsar_ha.runtime.pid_registry import PidRegistry
@@ -119,13 +119,7 @@ class DockerBackend:
         )
 
     def create(self, spec: ClusterSpec, plans: Sequence[ListenerPlan]) -> StandaloneNode | MultiBrokerNode:
-        if len(plans) != spec.brokers:
-            raise ConfigurationError(
-                f"cluster {spec.name}: {spec.brokers} brokers need {spec.brokers} listener plans, got {len(plans)}"
-            )
-        if spec.brokers == 1:
-            return StandaloneNode(spec, plans[0], self.options)
-        return MultiBrokerNode(spec, plans, self.options)
+        return create_node(spec, plans, self.options)
 
 
 def docker_options(

@@ -230,10 +230,18 @@ class EmbeddedBackend:
         )
 
     def create(self, spec: ClusterSpec, plans: Sequence[ListenerPlan]) -> StandaloneNode | MultiBrokerNode:
-        if len(plans) != spec.brokers:
-            raise ConfigurationError(
-                f"cluster {spec.name}: {spec.brokers} brokers need {spec.brokers} listener plans, got {len(plans)}"
-            )
-        if spec.brokers == 1:
-            return StandaloneNode(spec, plans[0], self.options)
-        return MultiBrokerNode(spec, plans, self.options)
+        return create_node(spec, plans, self.options)
+
+
+def create_node(
+    spec: ClusterSpec, plans: Sequence[ListenerPlan], options: EmbeddedOptions
+) -> StandaloneNode | MultiBrokerNode:
+    """A standalone for a 1-broker cluster, ZooKeeper + bookie + brokers otherwise; their processes are run by
+    ``options.process_factory`` (local processes, or containers for the docker backend)."""
+    if len(plans) != spec.brokers:
+        raise ConfigurationError(
+            f"cluster {spec.name}: {spec.brokers} brokers need {spec.brokers} listener plans, got {len(plans)}"
+        )
+    if spec.brokers == 1:
+        return StandaloneNode(spec, plans[0], options)
+    return MultiBrokerNode(spec, plans, options)

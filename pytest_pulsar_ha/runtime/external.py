@@ -50,11 +50,39 @@ def external_capabilities(loaded: LoadedClusters) -> Capabilities:
     )
 
 
-class ExternalBroker:
+class _NotRunHere:
+    """What the harness cannot do to a cluster it does not run: each process control refuses, naming it."""
+
+    refusal_name: str
+
+    def start(self) -> None:
+        raise _refuse(self.refusal_name, "start")
+
+    def kill(self) -> None:
+        raise _refuse(self.refusal_name, "kill")
+
+    def pause(self) -> None:
+        raise _refuse(self.refusal_name, "pause")
+
+    def resume(self) -> None:
+        raise _refuse(self.refusal_name, "resume")
+
+    def is_running(self) -> bool:
+        return True
+
+    def is_paused(self) -> bool:
+        return False
+
+    def log_tail(self, lines: int = 40) -> str:
+        return ""
+
+
+class ExternalBroker(_NotRunHere):
     """The cluster as one broker of the harness's view (its service URL): nothing to kill, pause or start."""
 
     def __init__(self, entry: ExternalCluster) -> None:
         self.entry = entry
+        self.refusal_name = entry.name
 
     @property
     def name(self) -> str:
@@ -72,29 +100,8 @@ class ExternalBroker:
     def web_url(self) -> str:
         return self.entry.admin_url
 
-    def start(self) -> None:
-        raise _refuse(self.entry.name, "start")
 
-    def kill(self) -> None:
-        raise _refuse(self.entry.name, "kill")
-
-    def pause(self) -> None:
-        raise _refuse(self.entry.name, "pause")
-
-    def resume(self) -> None:
-        raise _refuse(self.entry.name, "resume")
-
-    def is_running(self) -> bool:
-        return True
-
-    def is_paused(self) -> bool:
-        return False
-
-    def log_tail(self, lines: int = 40) -> str:
-        return ""
-
-
-class ExternalClusterNode:
+class ExternalClusterNode(_NotRunHere):
     """A cluster the harness reaches but does not run (a :class:`~pytest_pulsar_ha.runtime.backend.ClusterNode`)."""
 
     def __init__(self, spec: ClusterSpec, entry: ExternalCluster, token: str | None, timeout: float) -> None:
@@ -103,6 +110,7 @@ class ExternalClusterNode:
         self.token = token
         self.timeout = timeout
         self.broker = ExternalBroker(entry)
+        self.refusal_name = spec.name
 
     @property
     def broker_url(self) -> str:
@@ -143,24 +151,6 @@ class ExternalClusterNode:
 
     def stop(self) -> None:
         """Nothing to stop: the harness started nothing."""
-
-    def kill(self) -> None:
-        raise _refuse(self.spec.name, "kill")
-
-    def pause(self) -> None:
-        raise _refuse(self.spec.name, "pause")
-
-    def resume(self) -> None:
-        raise _refuse(self.spec.name, "resume")
-
-    def is_running(self) -> bool:
-        return True
-
-    def is_paused(self) -> bool:
-        return False
-
-    def log_tail(self, lines: int = 40) -> str:
-        return ""
 
 
 class ExternalBackend:
