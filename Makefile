@@ -30,7 +30,7 @@ multi-broker: setup
 # The PIP-188 scenarios in which the Pulsar client stalls for good (mark `wedges_client`: its threads never
 # return, and later clients of the same process can stall too), each in a pytest process of its own.
 migration-chaos: setup
-	@status=0; for id in $$($(PY) -m pytest scenarios -m wedges_client --collect-only -q -p no:cacheprovider | grep '::'); do \
+	@status=0; for id in $$($(PY) -m pytest scenarios tests/components/migration -m wedges_client --collect-only -q -p no:cacheprovider | grep '::'); do \
 		$(PY) -m pytest "$$id" -p no:cacheprovider $(PYTEST_ARGS) || status=1; done; exit $$status
 
 # A short nightly profile (about 30 minutes here): rounds of the drawn-fault scenarios, each with a fresh seed,
@@ -41,10 +41,12 @@ nightly: setup
 		scenarios/generated-chaos.pulsar-ha.yaml scenarios/nightly -m "not wedges_client" $(PYTEST_ARGS)
 
 # The 20-minute soak (faults drawn throughout, history streamed to Parquet, checked on Spark; README, "Soaks").
-# SPARK_MASTER=spark://host:port sends the checks to a Spark cluster instead of local[*].
+# SPARK_MASTER=spark://host:port sends the checks to a Spark cluster instead of local[*]; then the test of the checks
+# on a Spark standalone cluster started here (mark spark_cluster).
 SPARK_MASTER ?=
 soak: setup
 	$(PY) -m pytest scenarios/soak -m soak -p no:cacheprovider $(if $(SPARK_MASTER),--pulsar-ha-spark-master=$(SPARK_MASTER)) $(PYTEST_ARGS)
+	$(PY) -m pytest tests/spark/test_standalone_cluster.py -p no:cacheprovider $(PYTEST_ARGS)
 
 # The side-by-side families whole (ours, the native provider and Java's on the same faults; README, "Side by
 # side"): make test runs primary-outage[java] and leaves the variants marked side_by_side to this target.
@@ -62,7 +64,7 @@ lint: $(VENV)/.installed
 
 # Short tracebacks: a failure's own lines, then what the brokers logged meanwhile (the plugin adds them).
 test: setup lint
-	$(PY) -m pytest -m "not unsettled and not wedges_client and not nightly_demo and not heavy and not soak and not side_by_side" --tb=short --durations=10 $(PYTEST_ARGS)
+	$(PY) -m pytest -m "not unsettled and not wedges_client and not nightly_demo and not heavy and not soak and not side_by_side and not spark_cluster" --tb=short --durations=10 $(PYTEST_ARGS)
 
 # Everything that needs no cluster (the plugin marks every test that asks for one `real_clusters`).
 unit: $(VENV)/.installed

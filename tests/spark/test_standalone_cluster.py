@@ -16,6 +16,10 @@ from pytest_pulsar_ha.history import Event
 from pytest_pulsar_ha.history.segments import ParquetSegments
 from spark_checks.standalone import LocalSparkCluster
 
+# A minute and a half here (two JVM daemons, then a checker session on them): make soak runs it, beside the soak
+# whose histories are what a Spark cluster is for; make test keeps local[*].
+pytestmark = pytest.mark.spark_cluster
+
 DATA = Path(__file__).parents[1] / "data" / "primary-outage-paused-primary.history.jsonl"
 DROPPED = (5, 300, 600)  # producer-0's receipts taken out: lost on every subscription
 

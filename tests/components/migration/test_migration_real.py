@@ -14,6 +14,7 @@ import pytest
 
 from pytest_pulsar_ha.components.migration import ClusterMigration, PreflightFailed
 from pytest_pulsar_ha.errors import AdminError
+from pytest_pulsar_ha.workload.closing import close_within
 from tests.components.migration.conftest import MIGRATION_CLUSTERS, Sides
 
 pytestmark = pytest.mark.pulsar_ha_clusters(*MIGRATION_CLUSTERS)
@@ -67,10 +68,33 @@ def test_dry_run_prints_a_readable_plan_and_changes_nothing(sides: Sides) -> Non
     assert again.returncode == 0 and "preflight: no problem found\nstart would go ahead" in again.stdout
 
 
+SEND_BOUND_S = 60.0
+
+
+def send_within(producer: pulsar.Producer, data: bytes, bound_s: float = SEND_BOUND_S) -> None:
+    """A send that cannot hang the test: a clean-clone CI rehearsal saw ``producer.send`` never return during the
+    redirect to green (the client wedged; the mark ``wedges_client`` runs this test in a process of its own)."""
+    import threading
+
+    done = threading.Event()
+    outcome: list[object] = []
+
+    def callback(result: object, _message_id: object) -> None:
+        outcome.append(result)
+        done.set()
+
+    producer.send_async(data, callback)
+    if not done.wait(bound_s):
+        pytest.fail(f"the client wedged: a send did not complete within {bound_s:g}s (neither acknowledged nor failed)")
+    if outcome[0] != pulsar.Result.Ok:
+        raise pulsar.PulsarException(str(outcome[0]))
+
+
 def _green_messages(sides: Sides, topic_path: str) -> int:
     return int(sides.green.admin().get(f"persistent/{topic_path}/stats").get("msgInCounter") or 0)
 
 
+@pytest.mark.wedges_client
 def test_a_real_migration_then_rollback(sides: Sides, record_property: pytest.RecordProperty) -> None:
     ns = sides.blue_namespace()
     topic = f"persistent://{ns}/orders"
@@ -83,7 +107,7 @@ def test_a_real_migration_then_rollback(sides: Sides, record_property: pytest.Re
         sent: list[bytes] = []
         for i in range(50):
             sent.append(f"before-{i}".encode())
-            producer.send(sent[-1])
+            send_within(producer, sent[-1])
         received = []
         for _ in range(50):
             message = consumer.receive(timeout_millis=10000)
@@ -103,7 +127,7 @@ def test_a_real_migration_then_rollback(sides: Sides, record_property: pytest.Re
         i = 0
         while first_on_green is None or i < 100:  # send until green has acknowledged some, 100 at least
             sent.append(f"during-{i}".encode())
-            producer.send(sent[-1])
+            send_within(producer, sent[-1])
             i += 1
             if first_on_green is None and _green_messages(sides, path) > 0:
                 first_on_green = time.monotonic() - switched
@@ -137,10 +161,10 @@ def test_a_real_migration_then_rollback(sides: Sides, record_property: pytest.Re
         assert blue_admin.get(f"persistent/{path}/properties") == {"migrated": "true"}
         assert blue_admin.get(f"persistent/{path}/internalStats")["state"] == "Terminated"
         # the redirected producer stays on green
-        producer.send(b"after-rollback-old-producer")
+        send_within(producer, b"after-rollback-old-producer")
         assert _green_messages(sides, path) == on_green + 1
     finally:
-        client.close()
+        close_within(client.close, "client")
     fresh = sides.env.client("blue", operation_timeout_seconds=5)
     try:
         began = time.monotonic()
