@@ -53,7 +53,10 @@ class ClusterEndpoint:
 def _url_problem(key: str, value: Any, scheme: str) -> str | None:
     if not isinstance(value, str) or not value.strip():
         return f"{key} is empty"
-    parsed = urllib.parse.urlsplit(value)
+    try:
+        parsed = urllib.parse.urlsplit(value)
+    except ValueError as exc:  # e.g. "Invalid IPv6 URL" for an unbalanced bracket
+        return f"{key} {value!r} is not a URL ({exc})"
     if parsed.scheme != scheme:
         return f"{key} {value!r} must start with {scheme}://"
     if "," in (parsed.netloc or ""):

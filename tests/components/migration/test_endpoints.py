@@ -31,6 +31,7 @@ def test_a_body_with_a_broker_url_is_usable() -> None:
         ({"brokerServiceUrl": "pulsar://green:99999"}, "not a number from 0 to 65535"),
         ({"brokerServiceUrl": "pulsar://:6650"}, "names no host"),
         ({"brokerServiceUrl": "pulsar://a:6650,b:6650"}, "several hosts"),
+        ({"brokerServiceUrl": "pulsar://[::1:6650"}, "is not a URL (Invalid IPv6 URL)"),  # found by Hypothesis
         ({**GOOD, "serviceUrl": "pulsar://green:8080"}, "serviceUrl 'pulsar://green:8080' must start with http://"),
         ({**GOOD, "serviceUrlTls": ""}, "serviceUrlTls is empty"),
         ({**GOOD, "brokerUrl": "pulsar://green:6650"}, "unknown keys brokerUrl"),
