@@ -21,12 +21,14 @@ from pydantic import (
     Field,
     JsonValue,
     Strict,
+    StringConstraints,
     Tag,
     WithJsonSchema,
     model_validator,
 )
 from pydantic_core import PydanticCustomError
 
+from pytest_pulsar_ha.scenario import expected_failure
 from pytest_pulsar_ha.scenario.quantities import AboveZero, Bandwidth, Duration, Rate, Size
 
 Loc = tuple[str | int, ...]
@@ -1044,14 +1046,43 @@ EXPECTATION_KINDS: tuple[str, ...] = tuple(str(get_args(m)[1].tag) for m in _mem
 # -- the scenario --------------------------------------------------------------------------------------------
 
 
-class ExpectFailure(_Model):
-    """This scenario is written to fail: it reports XFAIL (with the evidence) when an expectation fails, and an
-    unexpected pass is a failure (XPASS strict)."""
+ExpectationRef = Annotated[str, StringConstraints(pattern=f"^{expected_failure.REF_PATTERN}$")]
 
+
+class ExpectFailure(_Model):
+    """This scenario is written to fail: the expectation it names must fail (with the figure `measured` asks
+    for, when given) and every other expectation must hold; then it reports XFAIL with the evidence. A pass,
+    another failing expectation or another figure is a failure (XPASS strict or FAILED)."""
+
+    expectation: ExpectationRef | tuple[ExpectationRef, ...]
+    """The expectation that must fail: its kind (`converged`), or `kind#n` for the n-th of a kind that appears
+    more than once; a list names several that must all fail."""
+    measured: str | None = None
+    """A regular expression the named expectation's measured figure must match (one expectation named)."""
     reason: str = Field(min_length=1)
     """Why it fails: what the failing expectation demonstrates."""
     issue: str | None = None
     """Where the behaviour is tracked (an issue URL or number)."""
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The named expectations, as a tuple."""
+        return (self.expectation,) if isinstance(self.expectation, str) else self.expectation
+
+    @model_validator(mode="after")
+    def _check(self) -> ExpectFailure:
+        problems: list[tuple[Loc, str]] = []
+        if not self.names:
+            problems.append((("expectation",), "name at least one expectation that must fail"))
+        problems += _duplicates(self.names, ("expectation",), "expectation")
+        if self.measured is not None:
+            if len(self.names) > 1:
+                problems.append((("measured",), "measured needs one named expectation, found several"))
+            problem = expected_failure.regex_problem(self.measured)
+            if problem is not None:
+                problems.append((("measured",), problem))
+        _raise_problems(problems)
+        return self
 
 
 SOAK_EXPECTATIONS = ("no_loss", "ordering", "max_duplicates")
@@ -1151,8 +1182,22 @@ class Scenario(_Model):
         problems += self._check_generate()
         problems += self._check_client()
         problems += self._check_soak()
+        problems += self._check_expect_failure()
         _raise_problems(problems)
         return self
+
+    def _check_expect_failure(self) -> list[tuple[Loc, str]]:
+        """Each expectation named to fail is one of this scenario's."""
+        if self.expect_failure is None:
+            return []
+        kinds = [e.kind for e in self.expect]
+        names = self.expect_failure.names
+        loc: Loc = ("expect_failure", "expectation")
+        return [
+            ((*loc, index) if len(names) > 1 else loc, place)
+            for index, name in enumerate(names)
+            if isinstance(place := expected_failure.resolve(name, kinds), str)
+        ]
 
     def _check_soak(self) -> list[tuple[Loc, str]]:
         """A soak keeps no history in memory: only the expectations Spark judges from the file, no metadata."""

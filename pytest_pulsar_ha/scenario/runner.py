@@ -33,6 +33,7 @@ from pytest_pulsar_ha.nemesis.kinds import FaultTarget, hit_brokers, schedule_fa
 from pytest_pulsar_ha.nemesis.scheduler import Nemesis
 from pytest_pulsar_ha.report.evidence import write_evidence
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
+from pytest_pulsar_ha.scenario.expected_failure import mismatches
 from pytest_pulsar_ha.scenario.generated import with_drawn_faults
 from pytest_pulsar_ha.scenario.java_client import java_workload
 from pytest_pulsar_ha.scenario.loader import ScenarioCase
@@ -355,10 +356,18 @@ def run_scenario(item: Any, case: ScenarioCase, record: Callable[[ScenarioResult
     result.evidence_root = evidence_root
     if record is not None:
         record(result)
+    replay = f"replay: pytest '{item.nodeid}' --pulsar-ha-seed={result.seed}"
     expect_failure = case.scenario.expect_failure
-    if expect_failure is not None and result.outcome == "failed" and result.failed_checks and not result.problems:
-        result.outcome = "xfailed"
-        raise ExpectedScenarioFailure(f"expected failure ({expect_failure.reason}):\n{result.describe()}")
+    if expect_failure is not None and result.outcome == "failed" and not result.problems:
+        kinds = [e.kind for e in case.scenario.expect]
+        found = mismatches(expect_failure.names, expect_failure.measured, kinds, result.checks)
+        if not found:
+            result.outcome = "xfailed"
+            raise ExpectedScenarioFailure(f"expected failure ({expect_failure.reason}):\n{result.describe()}")
+        announced = ", ".join(expect_failure.names)
+        lines = "\n".join(f"  - {line}" for line in found)
+        raise ScenarioFailed(
+            f"not the announced failure (expect_failure names {announced}):\n{lines}\n{result.describe()}\n  {replay}"
+        )
     if result.outcome != "passed":
-        replay = f"replay: pytest '{item.nodeid}' --pulsar-ha-seed={result.seed}"
         raise ScenarioFailed(f"{result.describe()}\n  {replay}")

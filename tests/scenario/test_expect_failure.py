@@ -54,17 +54,17 @@ FILE = dedent(
         description: checks-failed
         workload: {duration: 1s}
         expect: [{no_loss: true}]
-        expect_failure: {reason: domains are off, issue: "10"}
+        expect_failure: {expectation: no_loss, reason: domains are off, issue: "10"}
       - name: passes-unexpectedly
         description: all good
         workload: {duration: 1s}
         expect: [{no_loss: true}]
-        expect_failure: {reason: domains are off}
+        expect_failure: {expectation: no_loss, reason: domains are off}
       - name: broken-environment
         description: deviated
         workload: {duration: 1s}
         expect: [{no_loss: true}]
-        expect_failure: {reason: domains are off}
+        expect_failure: {expectation: no_loss, reason: domains are off}
       - name: four-brokers
         topology: {clusters: [cluster-a], brokers: {cluster-a: 4}}
         workload: {duration: 1s}

@@ -182,7 +182,7 @@ def test_per_cluster_keys_need_the_cluster_names(tmp_path: Path) -> None:
 
 
 def test_expect_failure_needs_a_reason(tmp_path: Path) -> None:
-    text = PIP7 + "    expect_failure: {issue: '10'}\n"
+    text = PIP7 + "    expect_failure: {expectation: placement, issue: '10'}\n"
     assert "scenarios[0].expect_failure: missing required key 'reason'" in load_errors(tmp_path, text)
 
 
