@@ -30,9 +30,9 @@ def _table() -> list[list[str]]:
 def _collected(marks: str) -> dict[str, set[str]]:
     """Each item that ``-m marks`` selects, with the marks of KEPT_OUT it carries."""
     names = {m.strip() for m in marks.split(" or ")}
+    command = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
-        + ["-p", "tests.docs.print_marks", "-m", marks],
+        [*command, "-p", "tests.docs.print_marks", "-m", marks],
         cwd=ROOT,
         capture_output=True,
         text=True,
