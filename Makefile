@@ -79,7 +79,7 @@ lint: $(VENV)/.installed
 
 # Short tracebacks: a failure's own lines, then what the brokers logged meanwhile (the plugin adds them).
 # What make test leaves out, each with its reason and its command: README, "What make test leaves out, and why".
-KEPT_OUT := unsettled or wedges_client or nightly_demo or heavy or soak or side_by_side or spark_cluster
+KEPT_OUT := unsettled or wedges_client or nightly_demo or heavy or soak or side_by_side or spark_cluster or matrix
 test: setup lint
 	$(PY) -m pytest -m "not ($(KEPT_OUT))" --tb=short --durations=10 $(PYTEST_ARGS)
 
