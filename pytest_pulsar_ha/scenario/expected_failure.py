@@ -53,6 +53,8 @@ def mismatches(
 ) -> list[str]:
     """How the verdicts ``checks`` (one per expectation, in order) differ from the announced failure: empty when
     exactly the named expectations failed (the first with a measured figure matching ``measured``)."""
+    if len(checks) != len(kinds):  # no verdict is no evidence of the announced failure
+        return [f"{len(checks)} verdict(s) for {len(kinds)} expectation(s): the run did not judge every expectation"]
     named: dict[int, str] = {}
     for name in names:
         place = resolve(name, kinds)

@@ -57,6 +57,12 @@ def test_another_failing_expectation_is_not_the_announced_failure() -> None:
     assert found == ["switch (expect item 3) failed, and only no_loss may fail"]
 
 
+def test_missing_verdicts_are_not_the_announced_failure() -> None:
+    assert mismatches(["no_loss"], None, KINDS, []) == [
+        "0 verdict(s) for 4 expectation(s): the run did not judge every expectation"
+    ]
+
+
 def test_the_figure_must_match_when_one_is_asked_for() -> None:
     checks = _checks(True, True, False, True, measured="3 lost of 400")
     assert mismatches(["no_loss"], r"\d+ lost", KINDS, checks) == []
