@@ -33,6 +33,11 @@ TIMING_KINDS = ("switch", "switch_back")
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def _safe(case_id: str) -> str:
+    """The case id as a folder name: Spark reads paths as globs, so no brackets (as the runner's evidence)."""
+    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in case_id)
+
+
 def timing_cases(pattern: str | None) -> list[ScenarioCase]:
     cases = []
     for path in sorted((ROOT / "scenarios").glob("*.pulsar-ha.yaml")):
@@ -115,7 +120,7 @@ def main() -> int:
                 result = execute(
                     case,
                     env,
-                    evidence_dir=args.out / case.id / str(round_),
+                    evidence_dir=args.out / _safe(case.id) / str(round_),
                     spark=lambda: spark,
                     seed=case.seed + round_,
                 )

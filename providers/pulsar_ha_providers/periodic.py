@@ -9,6 +9,7 @@ with the GIL held"). So a provider in use keeps itself alive until a moment afte
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -31,7 +32,10 @@ class PeriodicProvider(pulsar.ServiceInfoProvider):  # type: ignore[misc]
     """Subclasses set ``interval`` and implement ``initial_service_info`` and ``tick``.
 
     The loop calls ``tick(scheduled_at)`` with the tick's scheduled ``time.monotonic()`` time: the moment the
-    tick stands for, whatever the thread's wake-up delay or the time the tick itself takes.
+    tick stands for, whatever the thread's wake-up delay or the time the tick itself takes. Ticks fall on the
+    multiples of ``interval`` of ``time.monotonic()`` (a tick that overran skips the moments it missed), so
+    whoever runs the provider knows when it checks: ``tick_grid`` says it, and a test harness can start a fault
+    at a known distance from the next check.
     """
 
     interval: float
@@ -48,6 +52,14 @@ class PeriodicProvider(pulsar.ServiceInfoProvider):  # type: ignore[misc]
 
     def tick(self, scheduled_at: float | None = None) -> None:
         raise NotImplementedError
+
+    @property
+    def tick_grid(self) -> tuple[float, float]:
+        """(origin, interval) of the moments the loop ticks, on ``time.monotonic()``."""
+        return 0.0, self.interval
+
+    def _next_tick(self, after: float) -> float:
+        return (math.floor(after / self.interval + 1e-9) + 1) * self.interval
 
     def switch(self, service_info: Any) -> None:
         """Hand the client a new ``pulsar.ServiceInfo`` (the client reconnects everything to it).
@@ -72,10 +84,10 @@ class PeriodicProvider(pulsar.ServiceInfoProvider):  # type: ignore[misc]
         timer.start()
 
     def _run(self) -> None:
-        next_tick = time.monotonic() + self.interval
+        next_tick = self._next_tick(time.monotonic())
         while not self._stop.wait(max(0.0, next_tick - time.monotonic())):
             try:
                 self.tick(next_tick)
             except Exception:
                 log.exception("%s: an iteration failed; continuing", self.thread_name)
-            next_tick = max(next_tick + self.interval, time.monotonic())
+            next_tick = self._next_tick(max(next_tick, time.monotonic()))

@@ -3,6 +3,7 @@ the environment's clusters, links, brokers or URL provider), and the schedule of
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
@@ -11,7 +12,12 @@ from pytest_pulsar_ha.checks.faults import fault_label
 from pytest_pulsar_ha.nemesis.broker_faults import broker_fault
 from pytest_pulsar_ha.nemesis.scheduler import ScheduledFault
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.scenario.model import BROKER_FAULT_KINDS, Scenario
+from pytest_pulsar_ha.scenario.model import (
+    BROKER_FAULT_KINDS,
+    Scenario,
+    SwitchBackExpectation,
+    SwitchExpectation,
+)
 
 
 def _fault_cluster(fault: Any) -> str | None:
@@ -50,15 +56,22 @@ manager that applies the fault on entry and undoes it on exit."""
 
 class FaultTarget:
     """What faults act on: the environment, the scenario (for its topology), the URL provider service of a
-    controlled provider and the scenario's migrations (None when it has none)."""
+    controlled provider, the scenario's migrations (None when it has none) and the workload's topics (a quiet
+    end loads them before clients may come back)."""
 
     def __init__(
-        self, env: PulsarHaEnvironment, scenario: Scenario, url_provider: Any = None, migrations: Any = None
+        self,
+        env: PulsarHaEnvironment,
+        scenario: Scenario,
+        url_provider: Any = None,
+        migrations: Any = None,
+        topics: list[str] | None = None,
     ) -> None:
         self.env = env
         self.scenario = scenario
         self.url_provider = url_provider
         self.migrations = migrations
+        self.topics = list(topics or [])
 
 
 def _operator_switch(target: FaultTarget, fault: Any) -> Callable[[], AbstractContextManager[Any]]:
@@ -124,8 +137,50 @@ def fault_context(target: FaultTarget, fault: Any) -> Callable[[], AbstractConte
     return primitive(target, fault)
 
 
+QUIET_END_KINDS = ("kill", "pause", "timeout")
+"""Faults whose end leaves the cluster recovering (a restart, a thawed freeze, hung connections): a pinned end
+of one is quiet (see :mod:`~pytest_pulsar_ha.nemesis.scheduler`)."""
+SETTLE_TIMEOUT_S = 120.0
+
+
+def pinned_faults(scenario: Scenario) -> tuple[set[int], set[int]]:
+    """(faults whose start, faults whose end) a switch or switch-back window is measured from."""
+    starts: set[int] = set()
+    ends: set[int] = set()
+    for expectation in scenario.expect:
+        if isinstance(expectation, SwitchExpectation):
+            spec = expectation.switch
+            (starts if spec.of == "fault_start" else ends).add(spec.fault)
+        elif isinstance(expectation, SwitchBackExpectation):
+            ends.add(expectation.switch_back.fault)
+    return starts, ends
+
+
+def _settle(target: FaultTarget, cluster: str) -> Callable[[], None]:
+    """Load the workload's topics on the recovered cluster, through its brokers' own ports."""
+
+    def settle() -> None:
+        admin = target.env.cluster(cluster).admin
+        deadline = time.monotonic() + SETTLE_TIMEOUT_S
+        for topic in target.topics:
+            path = topic.replace("://", "/", 1) + "/stats"
+            while True:
+                try:
+                    admin.get(path)
+                    break
+                except Exception as exc:
+                    if time.monotonic() > deadline:
+                        raise TimeoutError(
+                            f"{topic} was not served by {cluster} within {SETTLE_TIMEOUT_S:g}s: {exc}"
+                        ) from exc
+                    time.sleep(0.2)
+
+    return settle
+
+
 def schedule_faults(target: FaultTarget) -> list[ScheduledFault]:
-    """The scenario's faults as the nemesis runs them: start and end offsets, label and primitive."""
+    """The scenario's faults as the nemesis runs them: start and end offsets, label, primitive and pins."""
+    starts, ends = pinned_faults(target.scenario)
     out = []
     for index, fault in enumerate(target.scenario.faults):
         start = fault.at.seconds
@@ -134,5 +189,23 @@ def schedule_faults(target: FaultTarget) -> list[ScheduledFault]:
         if fault.kind in ("operator_switch", "migrate"):
             end = start + 0.01
         make = fault_context(target, fault)
-        out.append(ScheduledFault(index, fault_label(index, fault), _fault_cluster(fault), start, end, make))
+        cluster = _fault_cluster(fault)
+        quiet = settle = None
+        if index in ends and fault.kind in QUIET_END_KINDS and cluster is not None:
+            quiet = target.env.cluster(cluster).clients_cut
+            settle = _settle(target, cluster)
+        out.append(
+            ScheduledFault(
+                index,
+                fault_label(index, fault),
+                cluster,
+                start,
+                end,
+                make,
+                pin_start=index in starts,
+                pin_end=index in ends,
+                quiet=quiet,
+                settle=settle,
+            )
+        )
     return out

@@ -206,6 +206,12 @@ class Cluster(CrashAndFreeze):
             yield
 
     @contextmanager
+    def clients_cut(self) -> Iterator[None]:
+        """Clients cannot reach the cluster (its client and admin proxies refuse); replication links stay."""
+        with self._network.cut(self._client_proxies()):
+            yield
+
+    @contextmanager
     def latency(self, ms: int, jitter_ms: int = 0) -> Iterator[None]:
         """Every answer from the cluster to clients is delayed by ``ms`` (+- ``jitter_ms``)."""
         with self._network.toxic(

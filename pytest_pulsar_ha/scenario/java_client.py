@@ -67,7 +67,14 @@ def driver_config(
         "seed": plan.seed,
         "consumerDelayMs": round(plan.consumer_delay_s * 1000),
         "initialPosition": plan.initial_position,
+        "maxBackoffMs": _max_backoff_ms(scenario),
     }
+
+
+def _max_backoff_ms(scenario: Scenario) -> int:
+    client = scenario.client
+    backoff = client.max_backoff if isinstance(client, JavaClient) else None
+    return 0 if backoff is None else max(1, round(backoff.seconds * 1000))
 
 
 def java_workload(
@@ -89,6 +96,8 @@ def java_workload(
     primary = spec.primary or clusters[0]
     url_to_cluster = {env.cluster(n).service_url: n for n in clusters}
     setup = ProviderSetup(None, primary=primary, url_to_cluster=url_to_cluster)
+    if isinstance(spec, AutoProvider | ControlledProvider):  # Java's check from the client's initialize() on
+        setup.checks_from_client_s = spec.check_interval.seconds
     if isinstance(spec, ControlledProvider):
         from pulsar_ha_providers import UrlProviderService
 

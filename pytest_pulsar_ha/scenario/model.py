@@ -435,6 +435,10 @@ class JavaClient(_Model):
     kind: Literal["java"]
     version: ClientVersion | None = None
     """The client's version (default: the brokers' Pulsar version)."""
+    max_backoff: PositiveDuration | None = None
+    """The longest reconnect backoff of the Java clients (`ClientBuilder.maxBackoffInterval`; default: the
+    client's own, 60 s). A provider's switch does not make a Java producer reconnect: it waits out the backoff
+    sleep in progress, which doubles from 100 ms while the old cluster refuses it."""
 
 
 Client = Annotated[PythonClient | JavaClient, Field(discriminator="kind")]
@@ -1052,7 +1056,8 @@ ExpectationRef = Annotated[str, StringConstraints(pattern=f"^{expected_failure.R
 class ExpectFailure(_Model):
     """This scenario is written to fail: the expectation it names must fail (with the figure `measured` asks
     for, when given) and every other expectation must hold; then it reports XFAIL with the evidence. A pass,
-    another failing expectation or another figure is a failure (XPASS strict or FAILED)."""
+    another failing expectation or another figure is a failure (XPASS strict or FAILED); with `intermittent`,
+    a pass is XPASS, not a failure."""
 
     expectation: ExpectationRef | tuple[ExpectationRef, ...]
     """The expectation that must fail: its kind (`converged`), or `kind#n` for the n-th of a kind that appears
@@ -1063,6 +1068,9 @@ class ExpectFailure(_Model):
     """Why it fails: what the failing expectation demonstrates."""
     issue: str | None = None
     """Where the behaviour is tracked (an issue URL or number)."""
+    intermittent: Annotated[bool, Strict()] = False
+    """The failure is a race that shows in some runs only: a run where every expectation holds reports XPASS
+    and passes; when it fails, it must still be exactly the announced failure."""
 
     @property
     def names(self) -> tuple[str, ...]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_pulsar_ha.history import PROBE, SWITCH, SWITCH_FAILED, Event, EventLog
+from pytest_pulsar_ha.nemesis.tick_grid import TickGrid
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
 from pytest_pulsar_ha.scenario.model import AutoProvider, ControlledProvider, CustomProvider, NoProvider, Scenario
 
@@ -30,6 +31,11 @@ class ProviderSetup:
     url_provider: Any = None
     url_to_cluster: dict[str, str] = field(default_factory=dict)
     primary: str = ""
+    grid: TickGrid | None = None
+    """when the provider checks its clusters, if known (see :mod:`~pytest_pulsar_ha.nemesis.tick_grid`)"""
+    checks_from_client_s: float | None = None
+    """a provider run by the client library (the native one, Java's) checks every this often, the first time
+    one interval after the client handed itself to it (the runner, or the Java driver, notes when)"""
 
 
 def build_provider(
@@ -54,7 +60,7 @@ def build_provider(
             switch_back_delay=spec.switch_back_delay.seconds,
             probe=spec.probe,
         )
-        return ProviderSetup(auto, auto.events, primary=primary, url_to_cluster=url_to_cluster)
+        return ProviderSetup(auto, auto.events, primary=primary, url_to_cluster=url_to_cluster, grid=_grid_of(auto))
     if isinstance(spec, ControlledProvider):
         from pulsar_ha_providers import ControlledClusterFailover, UrlProviderService
 
@@ -69,7 +75,7 @@ def build_provider(
         controlled = ControlledClusterFailover(
             _endpoint(env, primary), service.url, check_interval=spec.check_interval.seconds
         )
-        return ProviderSetup(controlled, controlled.events, service, url_to_cluster, primary)
+        return ProviderSetup(controlled, controlled.events, service, url_to_cluster, primary, _grid_of(controlled))
     import pulsar
 
     def info(name: str) -> Any:
@@ -83,7 +89,25 @@ def build_provider(
         failover_threshold=max(1, math.ceil(spec.failover_delay.seconds / interval)),
         switch_back_threshold=max(1, math.ceil(spec.switch_back_delay.seconds / interval)),
     )
-    return ProviderSetup(native, primary=primary, url_to_cluster=url_to_cluster)
+    return ProviderSetup(native, primary=primary, url_to_cluster=url_to_cluster, checks_from_client_s=interval)
+
+
+def provider_grid(setup: ProviderSetup, client_initialized_s: float | None) -> TickGrid | None:
+    """When the provider checks: its own grid, or the client library's from when the client initialized it."""
+    if setup.grid is not None:
+        return setup.grid
+    if setup.checks_from_client_s is None or client_initialized_s is None:
+        return None
+    return TickGrid(client_initialized_s, setup.checks_from_client_s)
+
+
+def _grid_of(provider: Any) -> TickGrid | None:
+    """The provider's ``tick_grid`` ((origin, interval) on ``time.monotonic()``), when it has one."""
+    grid = getattr(provider, "tick_grid", None)
+    if grid is None:
+        return None
+    origin, interval = grid
+    return TickGrid(float(origin), float(interval))
 
 
 def build_custom(
@@ -107,7 +131,7 @@ def build_custom(
     }
     context = ProviderContext(infos, spec.primary, dict(spec.args), switched)
     provider = check_returned(spec.factory, resolve_factory(spec.factory)(context))
-    return ProviderSetup(provider, hub, primary=spec.primary, url_to_cluster=url_to_cluster)
+    return ProviderSetup(provider, hub, primary=spec.primary, url_to_cluster=url_to_cluster, grid=_grid_of(provider))
 
 
 def provider_event(setup: ProviderSetup, event: Any) -> Event | None:

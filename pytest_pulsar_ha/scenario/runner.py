@@ -54,7 +54,7 @@ from pytest_pulsar_ha.scenario.namespaces import (
     declare_domains,
     place_group,
 )
-from pytest_pulsar_ha.scenario.provider_setup import build_provider, record_provider_events
+from pytest_pulsar_ha.scenario.provider_setup import build_provider, provider_grid, record_provider_events
 from pytest_pulsar_ha.scenario.result import ScenarioResult
 from pytest_pulsar_ha.scenario.soak import MemorySampler, soak_facts, soak_log
 from pytest_pulsar_ha.workload.closing import close_within
@@ -219,6 +219,7 @@ def execute(
         stack.callback(migrations.rollback)  # last: after the clients stopped
         migrations.prepare()
         hung: list[str | None] = []
+        client_initialized: float | None = None
         workload: Workload | JavaWorkload
         if isinstance(scenario.client, JavaClient):  # Java's provider and clients, in the driver's process
             setup, workload = java_workload(env, scenario, clusters, plan, log, evidence_dir, stack)
@@ -226,13 +227,22 @@ def execute(
             setup = build_provider(env, scenario, clusters, stack)
             stack.callback(record_provider_events(setup, log))
             client = env.client(setup.target, operation_timeout_seconds=10)
+            client_initialized = time.monotonic()  # a native provider checks from here on
             stack.callback(lambda: hung.append(close_within(client.close, "client")))
             consumer_client = None
             if w.consume_from is not None:
                 consumer_client = env.client(w.consume_from, operation_timeout_seconds=10)
                 stack.callback(lambda: hung.append(close_within(consumer_client.close, "consumer client")))
             workload = Workload(client, plan, log, consumer_client)
-        nemesis = Nemesis(schedule_faults(FaultTarget(env, scenario, setup.url_provider, migrations)), log)
+        target = FaultTarget(env, scenario, setup.url_provider, migrations, expand_partitions(scenario, topics))
+        nemesis = Nemesis(
+            schedule_faults(target),
+            log,
+            lambda: provider_grid(
+                setup,
+                workload.provider_initialized_s if isinstance(workload, JavaWorkload) else client_initialized,
+            ),
+        )
         watches = placement_watches(env, scenario, spaces, log.add)
         metadata = None
         if w.metadata is not None:
@@ -301,6 +311,7 @@ def execute(
         "provider": scenario.provider.kind,
         "client": scenario.client.kind,
         "faults": "; ".join(f.label for f in nemesis.faults) or "none",
+        **({"schedule": "; ".join(nemesis.notes)} if nemesis.notes else {}),
         **(
             {"drawn faults": f"{len(scenario.faults) - len(case.scenario.faults)} from seed {seed} (in faults above)"}
             if scenario.generate is not None

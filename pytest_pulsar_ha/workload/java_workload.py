@@ -89,6 +89,9 @@ class JavaWorkload:
         }
         self._errors: list[str] = []
         self._stderr: Any = None
+        self.provider_initialized_s: float | None = None
+        """when the driver's client handed itself to its provider (``time.monotonic()``; Java's System.nanoTime()
+        reads the same clock on Linux), or None without a provider"""
 
     # -- running the driver ----------------------------------------------------------------------------
 
@@ -174,6 +177,13 @@ class JavaWorkload:
         elif control == "error":
             self._errors.append(str(detail))
             self.callback_errors.append(f"the Java driver: {detail}")
+        elif control == "provider_initialized_ns":
+            try:
+                nanos = int(str(detail))
+            except ValueError:
+                self.callback_errors.append(f"the Java driver: a provider_initialized_ns that is no number: {detail!r}")
+                return
+            self.provider_initialized_s = nanos / 1e9 if nanos >= 0 else None
         elif control in self._controls:
             self._controls[control].set()
 

@@ -24,7 +24,8 @@ def _table() -> list[list[str]]:
     text = (ROOT / "README.md").read_text()
     block = text[text.index(BEGIN) + len(BEGIN) : text.index(END)]
     rows = [line for line in block.strip().splitlines() if line.startswith("| `")]
-    return [[cell.strip().strip("`") for cell in row.strip("|").split("|")] for row in rows]
+    cells = re.compile(r"(?<!\\)\|")  # a cell may hold an escaped pipe (\|), as Markdown tables allow
+    return [[cell.strip().strip("`").replace("\\|", "|") for cell in cells.split(row.strip("|"))] for row in rows]
 
 
 def _collected(marks: str) -> dict[str, set[str]]:

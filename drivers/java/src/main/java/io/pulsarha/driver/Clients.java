@@ -22,6 +22,8 @@ final class Clients implements AutoCloseable {
     final PulsarClient consumerClient;
     final ServiceUrlProvider provider;
     final String providerName;
+    /** System.nanoTime() when the client handed itself to the provider (its checks run from then on), or -1 */
+    volatile long providerInitializedNanos = -1;
 
     Clients(DriverConfig config) throws java.io.IOException {
         DriverConfig.Provider spec = config.provider;
@@ -65,7 +67,7 @@ final class Clients implements AutoCloseable {
             }
         }
         if (provider != null) {
-            builder.serviceUrlProvider(provider);
+            builder.serviceUrlProvider(new NotingInitialize(provider, this));
         } else {
             builder.serviceUrl(first.serviceUrl);
         }
@@ -81,6 +83,10 @@ final class Clients implements AutoCloseable {
     private static ClientBuilder base(DriverConfig config, DriverConfig.Cluster cluster) {
         ClientBuilder builder = PulsarClient.builder()
                 .operationTimeout(config.operationTimeoutMs, TimeUnit.MILLISECONDS);
+        if (config.maxBackoffMs > 0) {
+            builder.startingBackoffInterval(Math.min(100, config.maxBackoffMs), TimeUnit.MILLISECONDS)
+                    .maxBackoffInterval(config.maxBackoffMs, TimeUnit.MILLISECONDS);
+        }
         if (config.listenerName != null) {
             builder.listenerName(config.listenerName);
         }
@@ -108,6 +114,37 @@ final class Clients implements AutoCloseable {
             pulsarClient.closeAsync().get(15, TimeUnit.SECONDS);
         } catch (Exception e) {
             System.err.println("pulsar-ha driver: client close: " + e);
+        }
+    }
+
+    /**
+     * The provider as the client sees it: the same calls, and the moment of initialize() noted. Java's
+     * AutoClusterFailover starts its checks there (scheduleAtFixedRate, first one interval later), so the
+     * harness knows when it checks.
+     */
+    private static final class NotingInitialize implements ServiceUrlProvider {
+        private final ServiceUrlProvider delegate;
+        private final Clients owner;
+
+        NotingInitialize(ServiceUrlProvider delegate, Clients owner) {
+            this.delegate = delegate;
+            this.owner = owner;
+        }
+
+        @Override
+        public void initialize(PulsarClient client) {
+            owner.providerInitializedNanos = System.nanoTime();
+            delegate.initialize(client);
+        }
+
+        @Override
+        public String getServiceUrl() {
+            return delegate.getServiceUrl();
+        }
+
+        @Override
+        public void close() throws Exception {
+            delegate.close();
         }
     }
 }

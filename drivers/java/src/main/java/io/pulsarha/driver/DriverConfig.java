@@ -49,6 +49,8 @@ public final class DriverConfig {
     public long consumerDelayMs;
     public String initialPosition = "earliest";
     public int operationTimeoutMs = 10000;
+    /** the longest reconnect backoff of the clients (0: the client's default, 60 s) */
+    public int maxBackoffMs;
     public int setupTimeoutMs = 90000;
     public int closeTimeoutMs = 15000;
 

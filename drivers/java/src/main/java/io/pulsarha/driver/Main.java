@@ -50,6 +50,7 @@ public final class Main {
             System.exit(3);
             return;
         }
+        history.control("provider_initialized_ns", Long.toString(clients.providerInitializedNanos));
         history.control("started", clients.providerName);
         BufferedReader commands = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         String line;
