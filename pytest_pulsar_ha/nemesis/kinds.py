@@ -178,16 +178,22 @@ def _settle(target: FaultTarget, cluster: str) -> Callable[[], None]:
     return settle
 
 
+def fault_offsets(fault: Any) -> tuple[float, float]:
+    """When the nemesis applies and undoes ``fault``, in seconds from the workload's start (before any pin)."""
+    start = float(fault.at.seconds)
+    duration = getattr(fault, "for_", None)
+    end = start + (duration.seconds if duration is not None else 0.2)
+    if fault.kind in ("operator_switch", "migrate"):
+        end = start + 0.01
+    return start, end
+
+
 def schedule_faults(target: FaultTarget) -> list[ScheduledFault]:
     """The scenario's faults as the nemesis runs them: start and end offsets, label, primitive and pins."""
     starts, ends = pinned_faults(target.scenario)
     out = []
     for index, fault in enumerate(target.scenario.faults):
-        start = fault.at.seconds
-        duration = getattr(fault, "for_", None)
-        end = start + (duration.seconds if duration is not None else 0.2)
-        if fault.kind in ("operator_switch", "migrate"):
-            end = start + 0.01
+        start, end = fault_offsets(fault)
         make = fault_context(target, fault)
         cluster = _fault_cluster(fault)
         quiet = settle = None

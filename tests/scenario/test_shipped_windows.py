@@ -24,7 +24,7 @@ from pulsar_ha_providers.failover_policy import DEFAULT_TOLERANCE_S, FailoverPol
 from pytest_pulsar_ha.checks import evaluate
 from pytest_pulsar_ha.checks.faults import fault_label
 from pytest_pulsar_ha.history import ACK, FAULT_END, FAULT_START, Event
-from pytest_pulsar_ha.nemesis.kinds import QUIET_END_KINDS, pinned_faults
+from pytest_pulsar_ha.nemesis.kinds import QUIET_END_KINDS, fault_offsets, pinned_faults
 from pytest_pulsar_ha.nemesis.scheduler import Nemesis, ScheduledFault
 from pytest_pulsar_ha.nemesis.tick_grid import TickGrid
 from pytest_pulsar_ha.scenario.loader import ScenarioCase, load_scenarios
@@ -193,9 +193,7 @@ def _scheduled(case: ScenarioCase, index: int) -> list[ScheduledFault]:
     starts, ends = pinned_faults(case.scenario)
     out = []
     for i, fault in enumerate(case.scenario.faults):
-        start = fault.at.seconds
-        length = getattr(fault, "for_", None)
-        end = start + (length.seconds if length is not None else 0.2)
+        start, end = fault_offsets(fault)
         quiet = (lambda: contextlib.nullcontext()) if i in ends and fault.kind in QUIET_END_KINDS else None
         out.append(
             ScheduledFault(
