@@ -14,6 +14,8 @@ from pytest_pulsar_ha.nemesis.scheduler import ScheduledFault
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
 from pytest_pulsar_ha.scenario.model import (
     BROKER_FAULT_KINDS,
+    AutoProvider,
+    JavaClient,
     Scenario,
     SwitchBackExpectation,
     SwitchExpectation,
@@ -157,25 +159,52 @@ def pinned_faults(scenario: Scenario) -> tuple[set[int], set[int]]:
 
 
 def _settle(target: FaultTarget, cluster: str) -> Callable[[], None]:
-    """Load the workload's topics on the recovered cluster, through its brokers' own ports."""
+    """Load the workload's topics on the recovered cluster, through its brokers' own ports, and wait until it
+    passes the provider's own probe there twice in a row (a restarted broker takes its namespaces back on the
+    first lookups: the probe's first answer may come later than its timeout)."""
 
     def settle() -> None:
         admin = target.env.cluster(cluster).admin
         deadline = time.monotonic() + SETTLE_TIMEOUT_S
-        for topic in target.topics:
-            path = topic.replace("://", "/", 1) + "/stats"
-            while True:
-                try:
-                    admin.get(path)
-                    break
-                except Exception as exc:
-                    if time.monotonic() > deadline:
-                        raise TimeoutError(
-                            f"{topic} was not served by {cluster} within {SETTLE_TIMEOUT_S:g}s: {exc}"
-                        ) from exc
-                    time.sleep(0.2)
+        _load_topics(admin, target.topics, cluster, deadline)
+        _pass_probe(target, cluster, deadline)
 
     return settle
+
+
+def _pass_probe(target: FaultTarget, cluster: str, deadline: float) -> None:
+    provider = target.scenario.provider
+    if not isinstance(provider, AutoProvider) or isinstance(target.scenario.client, JavaClient):
+        return  # the others probe by TCP (native, Java) or poll a URL service (controlled)
+    from pulsar_ha_providers import ClusterEndpoint
+    from pulsar_ha_providers.probes import make_probe
+
+    node = target.env.cluster(cluster)
+    endpoint = ClusterEndpoint(node.direct_service_url, name=cluster, token=node.token, admin_url=node.direct_admin_url)
+    probe, timeout = make_probe(provider.probe), min(0.8 * provider.check_interval.seconds, 5.0)
+    passed = 0
+    while passed < 2:
+        event = probe.run(endpoint, timeout)
+        passed = passed + 1 if event.ok else 0
+        if not event.ok:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{cluster} did not pass the {probe.kind} probe: {event.error}")
+            time.sleep(0.1)
+
+
+def _load_topics(admin: Any, topics: list[str], cluster: str, deadline: float) -> None:
+    for topic in topics:
+        path = topic.replace("://", "/", 1) + "/stats"
+        while True:
+            try:
+                admin.get(path)
+                break
+            except Exception as exc:
+                if time.monotonic() > deadline:
+                    raise TimeoutError(
+                        f"{topic} was not served by {cluster} within {SETTLE_TIMEOUT_S:g}s: {exc}"
+                    ) from exc
+                time.sleep(0.2)
 
 
 def fault_offsets(fault: Any) -> tuple[float, float]:
