@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import given
@@ -103,3 +104,37 @@ def test_our_providers_tick_on_the_multiples_of_their_interval() -> None:
         assert tick / 0.05 == pytest.approx(round(tick / 0.05), abs=1e-6)
     gaps = [round((b - a) / 0.05) for a, b in zip(provider.ticks, provider.ticks[1:], strict=False)]
     assert gaps[0] == 1 and gaps[1] >= 3 and all(g >= 1 for g in gaps)
+
+
+def test_a_quiet_end_keeps_clients_off_until_the_cluster_settled_and_records_the_end_at_a_pinned_moment() -> None:
+    from pytest_pulsar_ha.history import FAULT_END, EventLog
+
+    steps: list[tuple[str, float]] = []
+
+    @contextlib.contextmanager
+    def fault() -> Iterator[None]:
+        steps.append(("applied", time.monotonic()))
+        yield
+        steps.append(("undone", time.monotonic()))
+
+    @contextlib.contextmanager
+    def clients_cut() -> Iterator[None]:
+        steps.append(("cut", time.monotonic()))
+        yield
+        steps.append(("reopened", time.monotonic()))
+
+    def settle() -> None:
+        steps.append(("settled", time.monotonic()))
+
+    grid = TickGrid(0.0, 0.2)
+    log = EventLog()
+    quiet = ScheduledFault(0, "#0 kill c", "c", 0.0, 0.05, fault, pin_end=True, quiet=clients_cut, settle=settle)
+    nemesis = Nemesis([quiet], log, grid=lambda: grid)
+    nemesis.start(time.monotonic())
+    nemesis.wait(5)
+    assert [name for name, _ in steps] == ["applied", "cut", "undone", "settled", "reopened"]
+    (end,) = [e for e in log.snapshot() if e.type == FAULT_END]
+    reopened = dict(steps)["reopened"]
+    assert end.detail == "#0 kill c" and grid.pin(dict(steps)["settled"]) <= reopened + 1e-3
+    assert abs((grid.next_tick(reopened) - reopened) - 0.1) < 0.02  # half an interval before a check
+    assert any("clients kept off" in note for note in nemesis.notes)
