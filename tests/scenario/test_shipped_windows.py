@@ -189,7 +189,7 @@ PHASES = 24
 SETTLE_S = 7.3  # a quiet end: how long the cluster took to recover before clients may reach it again
 
 
-def _scheduled(case: ScenarioCase, index: int) -> list[ScheduledFault]:
+def _scheduled(case: ScenarioCase) -> list[ScheduledFault]:
     starts, ends = pinned_faults(case.scenario)
     out = []
     for i, fault in enumerate(case.scenario.faults):
@@ -208,7 +208,7 @@ def reference_moment(case: ScenarioCase, index: int, t0: float, grid: TickGrid) 
     expectation = case.scenario.expect[index]
     assert isinstance(expectation, SwitchExpectation | SwitchBackExpectation)
     fault, of_end = _spec(expectation)
-    faults = _scheduled(case, index)
+    faults = _scheduled(case)
     moments = Nemesis(faults, log=None, grid=lambda: grid).moments(t0, grid)  # type: ignore[arg-type]
     when = next(m for m, is_start, f in moments if f.index == fault and is_start == (0 if of_end else 1))
     if of_end and faults[fault].quiet is not None:  # reopened at the first pinned moment once recovered
