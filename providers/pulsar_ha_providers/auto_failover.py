@@ -13,7 +13,7 @@ from .endpoints import ClusterEndpoint
 from .events import EventHub, SwitchEvent, SwitchFailedEvent
 from .failover_policy import DEFAULT_TOLERANCE_S, FailoverPolicy
 from .periodic import PeriodicProvider
-from .probes import Probe, make_probe
+from .probes import Probe, default_probe_timeout, make_probe
 from .reasons import one_line
 
 log = logging.getLogger("pulsar_ha_providers.auto")
@@ -49,7 +49,7 @@ class AutoClusterFailover(PeriodicProvider):
             raise ValueError("check_interval must be positive")
         self.failover_delay = seconds(failover_delay, "failover_delay")
         self.switch_back_delay = seconds(switch_back_delay, "switch_back_delay")
-        default_timeout = min(self.check_interval * 0.8, 5.0)
+        default_timeout = default_probe_timeout(self.check_interval)
         self.probe_timeout = seconds(probe_timeout, "probe_timeout") if probe_timeout is not None else default_timeout
         if not 0 < self.probe_timeout < self.check_interval:
             raise ValueError(

@@ -29,6 +29,11 @@ from .wire import probe_lookup
 DEFAULT_PROBE_TOPIC = "persistent://public/default/pulsar-ha-probe"
 
 
+def default_probe_timeout(check_interval: float) -> float:
+    """A probe's timeout unless one is given: 80% of the check interval, at most 5 s."""
+    return min(check_interval * 0.8, 5.0)
+
+
 class Probe:
     kind = "abstract"
 

@@ -177,11 +177,11 @@ def _pass_probe(target: FaultTarget, cluster: str, deadline: float) -> None:
     if not isinstance(provider, AutoProvider) or isinstance(target.scenario.client, JavaClient):
         return  # the others probe by TCP (native, Java) or poll a URL service (controlled)
     from pulsar_ha_providers import ClusterEndpoint
-    from pulsar_ha_providers.probes import make_probe
+    from pulsar_ha_providers.probes import default_probe_timeout, make_probe
 
     node = target.env.cluster(cluster)
     endpoint = ClusterEndpoint(node.direct_service_url, name=cluster, token=node.token, admin_url=node.direct_admin_url)
-    probe, timeout = make_probe(provider.probe), min(0.8 * provider.check_interval.seconds, 5.0)
+    probe, timeout = make_probe(provider.probe), default_probe_timeout(provider.check_interval.seconds)
     passed = 0
     while passed < 2:
         event = probe.run(endpoint, timeout)

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from pulsar_ha_providers.failover_policy import DEFAULT_TOLERANCE_S, FailoverPolicy
+from pulsar_ha_providers.probes import default_probe_timeout
 from pytest_pulsar_ha.checks import evaluate
 from pytest_pulsar_ha.checks.faults import fault_label
 from pytest_pulsar_ha.history import ACK, FAULT_END, FAULT_START, Event
@@ -127,7 +128,7 @@ def on_time_switch(case: ScenarioCase, expectation: WindowExpectation, ref: floa
             "one a hair short waits a check more (seen 5 of 5 times), so the switch moment is not fixed"
         )
         return first + math.ceil(ticks) * interval
-    timeout = min(0.8 * interval, 5.0)
+    timeout = default_probe_timeout(interval)
     late = timeout if fault.kind in SLOW_TO_FAIL and not back else 0.0  # decided when the probe times out
     return _policy_switch(provider, grid, ref, back) + late
 
