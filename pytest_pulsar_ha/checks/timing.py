@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pytest_pulsar_ha.checks.faults import RecordedFault
 from pytest_pulsar_ha.checks.registry import CheckContext, checker
 from pytest_pulsar_ha.checks.result import CheckResult
-from pytest_pulsar_ha.history import ACK, SEND, Event
+from pytest_pulsar_ha.history import ACK, PROBE, SEND, SWITCH, Event
 from pytest_pulsar_ha.scenario.model import (
     AvailabilityExpectation,
     NoSwitchExpectation,
@@ -58,7 +58,42 @@ def window_check(
     if first is None:
         return CheckResult(kind, False, expected, f"no send acknowledged by {to} after it")
     took = (first.ts_ns - ref) / 1e9
-    return CheckResult(kind, lo.seconds <= took <= hi.seconds, expected, _fmt(took))
+    ok = lo.seconds <= took <= hi.seconds
+    return CheckResult(kind, ok, expected, _fmt(took), "" if ok else provider_account(events, to, ref, first.ts_ns))
+
+
+def provider_account(events: Sequence[Event], cluster: str, from_ns: int, until_ns: int) -> str:
+    """What the provider saw of ``cluster`` between a window's reference moment and the first ack: its probes
+    (failed ones grouped by error) and switches, so a late or early switch can be told from a slow client."""
+    lines: list[str] = []
+    failed: dict[str, list[float]] = {}
+    passed: list[float] = []
+    for event in events:
+        if not from_ns <= event.ts_ns <= until_ns or event.process != "provider":
+            continue
+        at = (event.ts_ns - from_ns) / 1e9
+        if event.type == SWITCH:
+            lines.append(f"provider switched to {event.cluster} at +{at:.2f}s: {event.detail or ''}".rstrip(": "))
+        elif event.type == PROBE and event.cluster == cluster:
+            try:
+                result = json.loads(event.detail or "{}")
+            except ValueError:
+                result = {}
+            if not isinstance(result, dict):
+                result = {}
+            if result.get("ok"):
+                passed.append(at)
+            else:
+                error = str(result.get("error") or "failed")[:160]
+                failed.setdefault(error, []).append(at)
+    if not lines and not failed and not passed:
+        return "the provider recorded no probe or switch in between (it records none, or it is not ours)"
+    for error, moments in failed.items():
+        span = ", ".join(f"+{m:.2f}s" for m in moments[:8]) + (" ..." if len(moments) > 8 else "")
+        lines.insert(0, f"{len(moments)} probe(s) of {cluster} failed at {span}: {error}")
+    if passed:
+        lines.insert(0, f"{len(passed)} probe(s) of {cluster} passed, the first at +{passed[0]:.2f}s")
+    return "\n".join(lines)
 
 
 @checker("switch")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from typing import Any
+from typing import Any, Protocol
 
 from pytest_pulsar_ha.checks.faults import fault_label
 from pytest_pulsar_ha.nemesis.broker_faults import broker_fault
@@ -160,8 +160,7 @@ def pinned_faults(scenario: Scenario) -> tuple[set[int], set[int]]:
 
 def _settle(target: FaultTarget, cluster: str) -> Callable[[], None]:
     """Load the workload's topics on the recovered cluster, through its brokers' own ports, and wait until it
-    passes the provider's own probe there twice in a row (a restarted broker takes its namespaces back on the
-    first lookups: the probe's first answer may come later than its timeout)."""
+    passes the provider's own probe there steadily (:func:`wait_steady`)."""
 
     def settle() -> None:
         admin = target.env.cluster(cluster).admin
@@ -181,15 +180,54 @@ def _pass_probe(target: FaultTarget, cluster: str, deadline: float) -> None:
 
     node = target.env.cluster(cluster)
     endpoint = ClusterEndpoint(node.direct_service_url, name=cluster, token=node.token, admin_url=node.direct_admin_url)
-    probe, timeout = make_probe(provider.probe), default_probe_timeout(provider.check_interval.seconds)
-    passed = 0
-    while passed < 2:
-        event = probe.run(endpoint, timeout)
-        passed = passed + 1 if event.ok else 0
-        if not event.ok:
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"{cluster} did not pass the {probe.kind} probe: {event.error}")
-            time.sleep(0.1)
+    probe, interval = make_probe(provider.probe), provider.check_interval.seconds
+    timeout = default_probe_timeout(interval)
+    wait_steady(lambda: probe.run(endpoint, timeout), cluster, probe.kind, interval, timeout, deadline)
+
+
+STEADY_S = 3.0
+"""How long a recovered cluster must pass the provider's probe, every check, before clients may reach it."""
+
+
+class _ProbeResult(Protocol):
+    @property
+    def ok(self) -> bool: ...
+    @property
+    def latency_s(self) -> float: ...
+    @property
+    def error(self) -> str: ...
+
+
+def wait_steady(
+    run: Callable[[], _ProbeResult],
+    cluster: str,
+    kind: str,
+    interval: float,
+    timeout: float,
+    deadline: float,
+    *,
+    steady_s: float = STEADY_S,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> None:
+    """Probe every ``interval`` until the probe has passed, each time within half its ``timeout``, for
+    ``steady_s`` in a row. A restarted broker takes its namespaces back on the first lookups and its JVM is cold:
+    an answer that comes once, or only just in time, is not yet a cluster the provider will see as healthy at
+    every check after the end."""
+    since: float | None = None
+    while True:
+        started = clock()
+        result = run()
+        if result.ok and result.latency_s <= timeout / 2:
+            since = started if since is None else since
+            if clock() - since >= steady_s:
+                return
+        else:
+            since = None
+            if clock() > deadline:
+                why = result.error or f"answered in {result.latency_s:.2f}s, over half its {timeout:g}s timeout"
+                raise TimeoutError(f"{cluster} did not pass the {kind} probe steadily: {why}")
+        sleep(max(0.0, started + interval - clock()))
 
 
 def _load_topics(admin: Any, topics: list[str], cluster: str, deadline: float) -> None:

@@ -5,13 +5,15 @@ Pure logic (no cluster, no Spark: the Spark-side expectations get a ``spark`` th
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pytest_pulsar_ha.checks import CheckResult, evaluate
-from pytest_pulsar_ha.history import ACK, FAULT_END, FAULT_START, SEND, Event
+from pytest_pulsar_ha.history import ACK, FAULT_END, FAULT_START, PROBE, SEND, Event
+from pytest_pulsar_ha.history import SWITCH as SWITCHED
 from pytest_pulsar_ha.scenario.loader import parse_scenarios
 from pytest_pulsar_ha.scenario.model import Scenario
 from pytest_pulsar_ha.scenario.provider_setup import ProviderSetup
@@ -123,6 +125,33 @@ def test_switch_is_measured_from_the_recorded_fault_start() -> None:
     events = [fault(3), send(4, 1), ack(4.5, 1, B), fault(8, FAULT_END)]
     (result,) = judge(scenario(SWITCH), events)
     assert result.ok and result.measured == "1.50s", result
+
+
+def probe(at_s: float, cluster: str, ok: bool, error: str = "") -> Event:
+    detail = json.dumps({"ok": ok, "probe": "lookup", "latency_s": 0.4, "error": error})
+    return Event(T0 + int(at_s * S), PROBE, "provider", cluster=cluster, detail=detail)
+
+
+def test_a_late_switch_back_says_what_the_provider_saw_of_the_cluster() -> None:
+    """A window missed: the failure carries the provider's probes of the target and its switches in between,
+    so a provider that saw the cluster failing can be told from a client that was slow to reconnect."""
+    events = [fault(3), fault(8, FAULT_END), probe(8.25, A, False, "timed out"), probe(8.75, A, False, "timed out")]
+    events += [probe(9.25, A, True), probe(9.25, B, False, "refused")]
+    events += [Event(T0 + int(13.3 * S), SWITCHED, "provider", cluster=A, detail="primary healthy for 4.0s")]
+    events += [send(13.4, 1), ack(13.5, 1, A)]
+    (result,) = judge(scenario(SWITCH_BACK), events)
+    assert not result.ok and result.measured == "5.50s"
+    assert result.details.splitlines() == [
+        "1 probe(s) of cluster-a passed, the first at +1.25s",
+        "2 probe(s) of cluster-a failed at +0.25s, +0.75s: timed out",
+        "provider switched to cluster-a at +5.30s: primary healthy for 4.0s",
+    ]
+
+
+def test_a_switch_in_its_window_carries_no_account() -> None:
+    events = [fault(3), probe(3.25, A, False, "refused"), send(4, 1), ack(4.5, 1, B)]
+    (result,) = judge(scenario(SWITCH), events)
+    assert result.ok and result.details == ""
 
 
 def test_switch_back_without_a_recorded_fault_end_fails_naming_it() -> None:
