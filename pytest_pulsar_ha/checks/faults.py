@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_pulsar_ha.history import FAULT_END, FAULT_START, Event
-from pytest_pulsar_ha.scenario.model import Scenario
+from pytest_pulsar_ha.spec.scenario import Scenario
 
 
 def fault_label(index: int, fault: Any) -> str:

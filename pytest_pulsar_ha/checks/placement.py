@@ -31,13 +31,13 @@ from pytest_pulsar_ha.components.placement_watch import (
     placement_from_detail,
 )
 from pytest_pulsar_ha.history import ACK, PROBE, Event
-from pytest_pulsar_ha.scenario.model import (
-    BROKER_FAULT_KINDS,
+from pytest_pulsar_ha.spec.expectations import (
     PlacementExpectation,
     PlacementSpec,
     ReassignedExpectation,
     ReassignedSpec,
 )
+from pytest_pulsar_ha.spec.faults import BROKER_FAULT_KINDS
 
 
 @dataclass(frozen=True)

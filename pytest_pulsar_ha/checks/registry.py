@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pytest_pulsar_ha.checks.faults import RecordedFault, recorded_faults
 from pytest_pulsar_ha.checks.result import CheckResult
 from pytest_pulsar_ha.history import Event
-from pytest_pulsar_ha.scenario.model import EXPECTATION_KINDS, Scenario
+from pytest_pulsar_ha.spec.expectations import EXPECTATION_KINDS
+from pytest_pulsar_ha.spec.scenario import Scenario
 
 if TYPE_CHECKING:
     from spark_checks.load import History

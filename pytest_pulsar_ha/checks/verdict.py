@@ -10,7 +10,8 @@ from pytest_pulsar_ha.checks import messages, metadata, migration, placement, ti
 from pytest_pulsar_ha.checks.registry import CHECKERS, CheckContext
 from pytest_pulsar_ha.checks.result import CheckResult
 from pytest_pulsar_ha.history import Event
-from pytest_pulsar_ha.scenario.model import EXPECTATION_KINDS, Scenario
+from pytest_pulsar_ha.spec.expectations import EXPECTATION_KINDS
+from pytest_pulsar_ha.spec.scenario import Scenario
 
 
 def evaluate(

@@ -12,14 +12,10 @@ from pytest_pulsar_ha.checks.faults import fault_label
 from pytest_pulsar_ha.nemesis.broker_faults import broker_fault
 from pytest_pulsar_ha.nemesis.scheduler import ScheduledFault
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.scenario.model import (
-    BROKER_FAULT_KINDS,
-    AutoProvider,
-    JavaClient,
-    Scenario,
-    SwitchBackExpectation,
-    SwitchExpectation,
-)
+from pytest_pulsar_ha.spec.expectations import SwitchBackExpectation, SwitchExpectation
+from pytest_pulsar_ha.spec.faults import BROKER_FAULT_KINDS
+from pytest_pulsar_ha.spec.providers import AutoProvider, JavaClient
+from pytest_pulsar_ha.spec.scenario import Scenario
 
 
 def _fault_cluster(fault: Any) -> str | None:

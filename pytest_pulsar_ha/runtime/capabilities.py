@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pytest
 
-    from pytest_pulsar_ha.scenario.model import Scenario
     from pytest_pulsar_ha.settings import HaSettings
+    from pytest_pulsar_ha.spec.scenario import Scenario
 
 PROCESS_FAULTS = frozenset({"kill", "pause", "broker_kill", "broker_pause", "domain_outage"})
 """Faults on the clusters' processes (signals to processes the harness started)."""

@@ -1,24 +1,16 @@
-"""Declarative chaos scenarios: the typed model of ``*.pulsar-ha.yaml`` files, their loader and JSON Schema.
-
-The format is described in ``scenarios/README.md``. pytest collection lives in
+"""Compatibility: the scenario format moved to :mod:`pytest_pulsar_ha.spec` (same names). pytest collection lives in
 :mod:`pytest_pulsar_ha.scenario.collect` (imported on its own, so that this package works without a pytest session).
 """
 
-from pytest_pulsar_ha.scenario.errors import Problem, ScenarioError, ScenarioFailed
-from pytest_pulsar_ha.scenario.loader import (
+from pytest_pulsar_ha.spec import (
     FILE_SUFFIX,
-    ScenarioCase,
-    is_scenario_file,
-    load_scenarios,
-    parse_scenarios,
-    stable_seed,
-)
-from pytest_pulsar_ha.scenario.model import (
     AutoProvider,
     AvailabilityExpectation,
     AvailabilitySpec,
+    Bandwidth,
     BandwidthFault,
     ControlledProvider,
+    Duration,
     Expectation,
     Fault,
     KillFault,
@@ -33,10 +25,16 @@ from pytest_pulsar_ha.scenario.model import (
     OrderingSpec,
     OutageFault,
     PauseFault,
+    Problem,
     Provider,
+    Rate,
     ReplicationCutFault,
     ResetFault,
     Scenario,
+    ScenarioCase,
+    ScenarioError,
+    ScenarioFailed,
+    Size,
     SwitchBackExpectation,
     SwitchBackSpec,
     SwitchExpectation,
@@ -46,8 +44,11 @@ from pytest_pulsar_ha.scenario.model import (
     Topology,
     UrlProviderFault,
     Workload,
+    is_scenario_file,
+    load_scenarios,
+    parse_scenarios,
+    stable_seed,
 )
-from pytest_pulsar_ha.scenario.quantities import Bandwidth, Duration, Rate, Size
 
 __all__ = [
     "FILE_SUFFIX",

@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
-from pytest_pulsar_ha.scenario.errors import ExpectedScenarioFailure, ScenarioError, ScenarioFailed
-from pytest_pulsar_ha.scenario.loader import ScenarioCase, is_scenario_file, load_scenarios
+from pytest_pulsar_ha.spec.errors import ExpectedScenarioFailure, ScenarioError, ScenarioFailed
+from pytest_pulsar_ha.spec.loader import ScenarioCase, is_scenario_file, load_scenarios
 
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr

@@ -15,8 +15,9 @@ from pytest_pulsar_ha.history import EventLog
 from pytest_pulsar_ha.provisioning import DEFAULT_PULSAR_VERSION, default_cache_dir
 from pytest_pulsar_ha.provisioning.java_driver import ensure_java_driver
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.scenario.model import AutoProvider, ControlledProvider, JavaClient, NoProvider, Scenario
 from pytest_pulsar_ha.scenario.provider_setup import ProviderSetup
+from pytest_pulsar_ha.spec.providers import AutoProvider, ControlledProvider, JavaClient, NoProvider
+from pytest_pulsar_ha.spec.scenario import Scenario
 from pytest_pulsar_ha.workload.driver import WorkloadPlan
 from pytest_pulsar_ha.workload.java_workload import JavaWorkload
 

@@ -30,7 +30,7 @@ from pytest_pulsar_ha.components.metadata_sync.policies import POLICIES, canonic
 from pytest_pulsar_ha.history import METADATA_EVENT, METADATA_READ, METADATA_WRITE, Event, now_ns
 from pytest_pulsar_ha.runtime.admin import AdminClient
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.scenario.model import MetadataWrites
+from pytest_pulsar_ha.spec.workload import MetadataWrites
 
 PROCESS = "metadata"
 POLL_S = 0.25

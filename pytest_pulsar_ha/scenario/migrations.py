@@ -14,7 +14,8 @@ from pytest_pulsar_ha.components.migration.status import topic_path
 from pytest_pulsar_ha.components.migration.watch import WATCH_PROCESS, MigrationWatch
 from pytest_pulsar_ha.history import MIGRATION_START, Event, now_ns
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.scenario.model import MigrateFault, Scenario
+from pytest_pulsar_ha.spec.faults import MigrateFault
+from pytest_pulsar_ha.spec.scenario import Scenario
 
 EARLIEST = {"ledgerId": -1, "entryId": -1, "partitionIndex": -1}
 """A MessageId body for ``PUT .../subscription/{name}``: the earliest position."""

@@ -27,7 +27,7 @@ from pytest_pulsar_ha.components.placing import place_namespaces
 from pytest_pulsar_ha.errors import AdminError
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
 from pytest_pulsar_ha.scenario.migrations import migrating_pairs
-from pytest_pulsar_ha.scenario.model import Scenario
+from pytest_pulsar_ha.spec.scenario import Scenario
 
 
 @dataclass(frozen=True)

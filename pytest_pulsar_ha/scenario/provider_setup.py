@@ -14,7 +14,8 @@ from typing import Any
 from pytest_pulsar_ha.history import PROBE, SWITCH, SWITCH_FAILED, Event, EventLog
 from pytest_pulsar_ha.nemesis.tick_grid import TickGrid
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.scenario.model import AutoProvider, ControlledProvider, CustomProvider, NoProvider, Scenario
+from pytest_pulsar_ha.spec.providers import AutoProvider, ControlledProvider, CustomProvider, NoProvider
+from pytest_pulsar_ha.spec.scenario import Scenario
 
 
 def _endpoint(env: PulsarHaEnvironment, name: str) -> Any:
@@ -116,7 +117,7 @@ def build_custom(
     """The user's provider: their factory called with the clusters as clients reach them; what it reports with
     ``context.switched`` goes into the history as ``switch`` events."""
     from pulsar_ha_providers import EventHub, SwitchEvent
-    from pytest_pulsar_ha.scenario.factories import ClusterInfo, ProviderContext, check_returned, resolve_factory
+    from pytest_pulsar_ha.spec.factories import ClusterInfo, ProviderContext, check_returned, resolve_factory
 
     hub = EventHub()
     current = [spec.primary]

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_pulsar_ha.checks import evaluate
+from pytest_pulsar_ha.checks.expected_failure import mismatches
 from pytest_pulsar_ha.checks.figures import run_figures
 from pytest_pulsar_ha.checks.side_by_side import client_label, side_by_side
 from pytest_pulsar_ha.components.placement_watch import PlacementWatch, WatchTarget
@@ -33,21 +34,9 @@ from pytest_pulsar_ha.nemesis.kinds import FaultTarget, hit_brokers, schedule_fa
 from pytest_pulsar_ha.nemesis.scheduler import Nemesis
 from pytest_pulsar_ha.report.evidence import write_evidence
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.scenario.expected_failure import mismatches
-from pytest_pulsar_ha.scenario.generated import with_drawn_faults
 from pytest_pulsar_ha.scenario.java_client import java_workload
-from pytest_pulsar_ha.scenario.loader import ScenarioCase
 from pytest_pulsar_ha.scenario.metadata import ScenarioMetadata
 from pytest_pulsar_ha.scenario.migrations import ScenarioMigrations
-from pytest_pulsar_ha.scenario.model import (
-    BrokerKillFault,
-    BrokerPauseFault,
-    DomainOutageFault,
-    JavaClient,
-    PlacementExpectation,
-    ReassignedExpectation,
-    Scenario,
-)
 from pytest_pulsar_ha.scenario.namespaces import (
     WorkloadNamespaces,
     create_namespaces,
@@ -57,6 +46,12 @@ from pytest_pulsar_ha.scenario.namespaces import (
 from pytest_pulsar_ha.scenario.provider_setup import build_provider, provider_grid, record_provider_events
 from pytest_pulsar_ha.scenario.result import ScenarioResult
 from pytest_pulsar_ha.scenario.soak import MemorySampler, soak_facts, soak_log
+from pytest_pulsar_ha.spec.expectations import PlacementExpectation, ReassignedExpectation
+from pytest_pulsar_ha.spec.faults import BrokerKillFault, BrokerPauseFault, DomainOutageFault
+from pytest_pulsar_ha.spec.generate import with_drawn_faults
+from pytest_pulsar_ha.spec.loader import ScenarioCase
+from pytest_pulsar_ha.spec.providers import JavaClient
+from pytest_pulsar_ha.spec.scenario import Scenario
 from pytest_pulsar_ha.workload.closing import close_within
 from pytest_pulsar_ha.workload.driver import Workload, WorkloadPlan
 from pytest_pulsar_ha.workload.java_workload import JavaWorkload
@@ -351,7 +346,7 @@ def run_scenario(item: Any, case: ScenarioCase, record: Callable[[ScenarioResult
     """The runner of collected scenario tests (see :mod:`pytest_pulsar_ha.scenario.collect`); each result is
     passed to ``record`` (the plugin's state keeps them for its summary and index page) before a failure is
     raised."""
-    from pytest_pulsar_ha.scenario.errors import ExpectedScenarioFailure, ScenarioFailed
+    from pytest_pulsar_ha.spec.errors import ExpectedScenarioFailure, ScenarioFailed
 
     config = item.config
     seed_option = config.getoption("pulsar_ha_seed", None)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pytest_pulsar_ha.history import FAULT_END, FAULT_START, SWITCH, SWITCH_FAILED, Event, EventLog
 from pytest_pulsar_ha.history.segments import ParquetSegments
-from pytest_pulsar_ha.scenario.model import Soak
+from pytest_pulsar_ha.spec.modes import Soak
 
 STEERING_TYPES = frozenset({FAULT_START, FAULT_END, SWITCH, SWITCH_FAILED})
 """The events a soak keeps in memory: what its fault windows and timeline are drawn from (a few per fault)."""

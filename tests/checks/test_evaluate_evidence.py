@@ -14,9 +14,9 @@ import pytest
 from pytest_pulsar_ha.checks import CheckResult, evaluate
 from pytest_pulsar_ha.history import ACK, FAULT_END, FAULT_START, PROBE, SEND, Event
 from pytest_pulsar_ha.history import SWITCH as SWITCHED
-from pytest_pulsar_ha.scenario.loader import parse_scenarios
-from pytest_pulsar_ha.scenario.model import Scenario
 from pytest_pulsar_ha.scenario.provider_setup import ProviderSetup
+from pytest_pulsar_ha.spec.loader import parse_scenarios
+from pytest_pulsar_ha.spec.scenario import Scenario
 
 S = 1_000_000_000
 T0 = 1_700_000_000 * S
@@ -236,7 +236,7 @@ def test_a_switch_the_client_refused_is_in_the_history() -> None:
 
 def test_every_expectation_kind_of_the_model_has_exactly_its_checker() -> None:
     from pytest_pulsar_ha.checks import CHECKERS
-    from pytest_pulsar_ha.scenario.model import EXPECTATION_KINDS
+    from pytest_pulsar_ha.spec.expectations import EXPECTATION_KINDS
 
     assert sorted(CHECKERS) == sorted(EXPECTATION_KINDS)
 
@@ -257,6 +257,6 @@ def test_a_second_checker_for_one_kind_is_refused() -> None:
 
 def test_every_fault_kind_of_the_model_has_its_primitive() -> None:
     from pytest_pulsar_ha.nemesis.kinds import PRIMITIVES
-    from pytest_pulsar_ha.scenario.model import FAULT_KINDS
+    from pytest_pulsar_ha.spec.faults import FAULT_KINDS
 
     assert list(PRIMITIVES) == list(FAULT_KINDS)

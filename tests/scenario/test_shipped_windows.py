@@ -28,17 +28,9 @@ from pytest_pulsar_ha.history import ACK, FAULT_END, FAULT_START, Event
 from pytest_pulsar_ha.nemesis.kinds import QUIET_END_KINDS, fault_offsets, pinned_faults
 from pytest_pulsar_ha.nemesis.scheduler import Nemesis, ScheduledFault
 from pytest_pulsar_ha.nemesis.tick_grid import TickGrid
-from pytest_pulsar_ha.scenario.loader import ScenarioCase, load_scenarios
-from pytest_pulsar_ha.scenario.model import (
-    AutoProvider,
-    ControlledProvider,
-    CustomProvider,
-    JavaClient,
-    MaxDuplicatesExpectation,
-    NativeProvider,
-    SwitchBackExpectation,
-    SwitchExpectation,
-)
+from pytest_pulsar_ha.spec.expectations import MaxDuplicatesExpectation, SwitchBackExpectation, SwitchExpectation
+from pytest_pulsar_ha.spec.loader import ScenarioCase, load_scenarios
+from pytest_pulsar_ha.spec.providers import AutoProvider, ControlledProvider, CustomProvider, JavaClient, NativeProvider
 
 ROOT = Path(__file__).resolve().parents[2]
 R_BUDGET = 0.4

@@ -9,9 +9,9 @@ import pytest
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from pytest_pulsar_ha.scenario import Scenario
-from pytest_pulsar_ha.scenario._introspect import is_model, is_union, tags
-from pytest_pulsar_ha.scenario.ranges import metadata, with_metadata
-from pytest_pulsar_ha.scenario.reference import main, rewrite, section, table
+from pytest_pulsar_ha.spec._introspect import is_model, is_union, tags
+from pytest_pulsar_ha.spec.ranges import metadata, with_metadata
+from pytest_pulsar_ha.spec.reference import main, rewrite, section, table
 
 from .helpers import REPO
 
@@ -69,7 +69,7 @@ def test_the_schema_accepts_exactly_what_the_model_accepts(path: str, annotation
 
 def test_the_readme_table_is_up_to_date() -> None:
     readme = (REPO / "scenarios" / "README.md").read_text(encoding="utf-8")
-    assert section() in readme, "out of date; run: python -m pytest_pulsar_ha.scenario.reference"
+    assert section() in readme, "out of date; run: python -m pytest_pulsar_ha.spec.reference"
 
 
 def test_the_table_says_which_durations_may_be_zero() -> None:

@@ -16,17 +16,69 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import TypeAdapter
+from pydantic import Field, Strict, TypeAdapter, model_validator
 
-from pytest_pulsar_ha.scenario.model import Fault, FaultSpace, Loc, Scenario
+from pytest_pulsar_ha.spec.base import ClusterName, Loc, Window, _check_window, _duplicates, _Model, _raise_problems
+from pytest_pulsar_ha.spec.faults import Fault
+from pytest_pulsar_ha.spec.quantities import Duration
+
+if TYPE_CHECKING:
+    from pytest_pulsar_ha.spec.scenario import Scenario
 
 CLUSTER_KINDS = ("outage", "kill", "pause", "latency")
 """kinds that hit one cluster (a replication cut hits a link: both clusters stay available)"""
 _ATTEMPTS = 2000
 _FAULT = TypeAdapter(Fault)
+
+
+DrawnKind = Literal["outage", "kill", "pause", "latency", "replication_cut"]
+
+
+class FaultSpace(_Model):
+    """Faults drawn at random from the run's seed, beside the fixed `faults` (a nightly run draws new ones with
+    each seed; the printed replay command draws the same ones again). The drawn timeline is in the evidence."""
+
+    count: Annotated[int, Strict(), Field(ge=1, le=50)]
+    """How many faults to draw."""
+    kinds: tuple[DrawnKind, ...] = Field(min_length=1)
+    """The kinds drawn from, each equally likely."""
+    clusters: tuple[ClusterName, ...] | None = None
+    """The clusters faults may hit (replication cuts: links between them). Default: the topology's clusters."""
+    start: Duration = Duration("2s")
+    """No fault before this time."""
+    end_margin: Duration = Duration("5s")
+    """No fault in the last part of the workload (so clients recover before it ends)."""
+    length: Window = Field(default_factory=lambda: (Duration("2s"), Duration("6s")))
+    """`[shortest, longest]` a fault lasts (default `[2s, 6s]`)."""
+    gap: Window = Field(default_factory=lambda: (Duration("1s"), Duration("5s")))
+    """`[shortest, longest]` quiet time between one fault's end and the next one's start, one at a time
+    (default `[1s, 5s]`)."""
+    latency: Window = Field(default_factory=lambda: (Duration("100ms"), Duration("500ms")))
+    """`[least, most]` delay of a `latency` fault (default `[100ms, 500ms]`)."""
+    max_concurrent: Annotated[int, Strict(), Field(ge=1, le=5)] = 1
+    """How many faults may hold at once (1: one after the other, with `gap` between them)."""
+    all_clusters_at_once: Annotated[bool, Strict()] = False
+    """Whether the faults holding at one moment may together hit every cluster (replication cuts hit none)."""
+
+    def cluster_refs(self) -> Iterator[tuple[Loc, str]]:
+        """The clusters named to draw from, with where (below ``generate``)."""
+        for index, name in enumerate(self.clusters or ()):
+            yield ("clusters", index), name
+
+    @model_validator(mode="after")
+    def _check(self) -> FaultSpace:
+        problems: list[tuple[Loc, str]] = []
+        for key in ("length", "gap", "latency"):
+            problems += [((key, *loc[1:]), m) for loc, m in _check_window(getattr(self, key))]
+        if self.length[0].seconds <= 0:
+            problems.append((("length", 0), f"a fault lasts more than 0s, found {self.length[0]}"))
+        if self.clusters is not None:
+            problems += _duplicates(self.clusters, ("clusters",), "cluster")
+        _raise_problems(problems)
+        return self
 
 
 def targets(space: FaultSpace, scenario: Scenario) -> tuple[str, ...] | None:
@@ -172,3 +224,15 @@ def with_drawn_faults(scenario: Scenario, seed: int) -> Scenario:
     if not drawn:
         return scenario
     return scenario.model_copy(update={"faults": (*scenario.faults, *drawn)})
+
+
+# -- the rule ------------------------------------------------------------------------------------------------
+
+
+def check_generate(scenario: Scenario) -> list[tuple[Loc, str]]:
+    """The drawn faults must be able to hit what they name and fit in the workload (see
+    :func:`space_problems`)."""
+    space = scenario.generate
+    if space is None:
+        return []
+    return [(("generate", *loc), message) for loc, message in space_problems(space, scenario)]

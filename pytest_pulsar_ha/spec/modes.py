@@ -1,0 +1,118 @@
+"""How a scenario runs beyond its faults: written to fail (``expect_failure:``), or as a soak (``soak:``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+from pydantic import (
+    Field,
+    Strict,
+    StringConstraints,
+    model_validator,
+)
+
+from pytest_pulsar_ha.spec.base import (
+    Loc,
+    _duplicates,
+    _Model,
+    _raise_problems,
+)
+
+if TYPE_CHECKING:
+    from pytest_pulsar_ha.spec.scenario import Scenario
+from pytest_pulsar_ha.spec import expected_failure
+
+# -- the scenario --------------------------------------------------------------------------------------------
+
+
+ExpectationRef = Annotated[str, StringConstraints(pattern=f"^{expected_failure.REF_PATTERN}$")]
+
+
+class ExpectFailure(_Model):
+    """This scenario is written to fail: the expectation it names must fail (with the figure `measured` asks
+    for, when given) and every other expectation must hold; then it reports XFAIL with the evidence. A pass,
+    another failing expectation or another figure is a failure (XPASS strict or FAILED); with `intermittent`,
+    a pass is XPASS, not a failure."""
+
+    expectation: ExpectationRef | tuple[ExpectationRef, ...]
+    """The expectation that must fail: its kind (`converged`), or `kind#n` for the n-th of a kind that appears
+    more than once; a list names several that must all fail."""
+    measured: str | None = None
+    """A regular expression the named expectation's measured figure must match (one expectation named)."""
+    reason: str = Field(min_length=1)
+    """Why it fails: what the failing expectation demonstrates."""
+    issue: str | None = None
+    """Where the behaviour is tracked (an issue URL or number)."""
+    intermittent: Annotated[bool, Strict()] = False
+    """The failure is a race that shows in some runs only: a run where every expectation holds reports XPASS
+    and passes; when it fails, it must still be exactly the announced failure."""
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The named expectations, as a tuple."""
+        return (self.expectation,) if isinstance(self.expectation, str) else self.expectation
+
+    @model_validator(mode="after")
+    def _check(self) -> ExpectFailure:
+        problems: list[tuple[Loc, str]] = []
+        if not self.names:
+            problems.append((("expectation",), "name at least one expectation that must fail"))
+        problems += _duplicates(self.names, ("expectation",), "expectation")
+        if self.measured is not None:
+            if len(self.names) > 1:
+                problems.append((("measured",), "measured needs one named expectation, found several"))
+            problem = expected_failure.regex_problem(self.measured)
+            if problem is not None:
+                problems.append((("measured",), problem))
+        _raise_problems(problems)
+        return self
+
+
+SOAK_EXPECTATIONS = ("no_loss", "ordering", "max_duplicates")
+"""What a soak may expect: the checks that read the whole history on Spark (not a list in memory)."""
+
+
+class Soak(_Model):
+    """Run as a soak: the history is streamed to Parquet as it happens (at most `row_group_rows` events in
+    memory, besides the faults and switches) and judged on Spark over the whole file, so a run of hours stays
+    within bounded memory. Acknowledgements are not attributed to clusters (that reads every entry back from the
+    brokers), so a soak expects only what Spark judges from the whole history: no_loss, ordering and
+    max_duplicates."""
+
+    row_group_rows: int = Field(default=20_000, ge=1_000, le=1_000_000)
+    """Events buffered before they are written to the Parquet history as one row group."""
+
+
+# -- the rules -----------------------------------------------------------------------------------------------
+
+
+def check_soak(scenario: Scenario) -> list[tuple[Loc, str]]:
+    """A soak keeps no history in memory: only the expectations Spark judges from the file, no metadata."""
+    if scenario.soak is None:
+        return []
+    problems: list[tuple[Loc, str]] = [
+        (
+            ("expect", index, expectation.kind),
+            f"a soak judges its history on Spark only; {expectation.kind} reads it in memory "
+            f"(a soak may expect: {', '.join(SOAK_EXPECTATIONS)}; measure windows in a scenario without soak)",
+        )
+        for index, expectation in enumerate(scenario.expect)
+        if expectation.kind not in SOAK_EXPECTATIONS
+    ]
+    if scenario.workload.metadata is not None:
+        problems.append((("workload", "metadata"), "a soak runs no metadata writes (they are judged in memory)"))
+    return problems
+
+
+def check_expect_failure(scenario: Scenario) -> list[tuple[Loc, str]]:
+    """Each expectation named to fail is one of this scenario's."""
+    if scenario.expect_failure is None:
+        return []
+    kinds = [e.kind for e in scenario.expect]
+    names = scenario.expect_failure.names
+    loc: Loc = ("expect_failure", "expectation")
+    return [
+        ((*loc, index) if len(names) > 1 else loc, place)
+        for index, name in enumerate(names)
+        if isinstance(place := expected_failure.resolve(name, kinds), str)
+    ]

@@ -1,0 +1,195 @@
+"""How clients choose their cluster (``provider:``) and which client runs the workload (``client:``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Literal
+
+from pydantic import (
+    AfterValidator,
+    Field,
+    JsonValue,
+    Strict,
+    model_validator,
+)
+
+from pytest_pulsar_ha.spec.base import (
+    ClusterName,
+    Loc,
+    PositiveDuration,
+    SettingName,
+    _duplicates,
+    _kind_of,
+    _matching,
+    _members,
+    _Model,
+    _raise_problems,
+    _string,
+)
+from pytest_pulsar_ha.spec.quantities import Duration
+
+if TYPE_CHECKING:
+    from pytest_pulsar_ha.spec.scenario import Scenario
+
+
+# -- providers -----------------------------------------------------------------------------------------------
+
+
+class _FailoverProvider(_Model):
+    kind: str
+    primary: ClusterName
+    """The cluster clients start on."""
+    secondaries: tuple[ClusterName, ...] = Field(min_length=1)
+    """The clusters the provider may switch to, in order of preference."""
+    check_interval: PositiveDuration = Duration("1s")
+    """How often the provider checks the clusters."""
+    failover_delay: Duration
+    """How long the active cluster must fail before the provider switches away from it."""
+    switch_back_delay: Duration
+    """How long the primary must be healthy again before the provider switches back to it."""
+
+    @model_validator(mode="after")
+    def _check(self) -> _FailoverProvider:
+        problems = _duplicates(self.secondaries, ("secondaries",), "cluster")
+        if self.primary in self.secondaries:
+            index = self.secondaries.index(self.primary)
+            problems.append((("secondaries", index), f"the primary {self.primary!r} cannot also be a secondary"))
+        _raise_problems(problems)
+        return self
+
+
+class AutoProvider(_FailoverProvider):
+    """Our `AutoClusterFailover` (PIP-121): probes the clusters and switches on its own."""
+
+    kind: Literal["auto"]
+    probe: Literal["lookup", "tcp", "health"] = "lookup"
+    """How a cluster is checked: `lookup` (binary-protocol lookup), `tcp` (connect only) or `health`."""
+
+
+class NativeProvider(_FailoverProvider):
+    """The Pulsar client's own `pulsar.AutoClusterFailover` (delays are turned into probe counts)."""
+
+    kind: Literal["native"]
+
+
+class ControlledProvider(_Model):
+    """`ControlledClusterFailover` (PIP-121): clients follow a URL-provider service that an operator switches."""
+
+    kind: Literal["controlled"]
+    primary: ClusterName
+    """The cluster the URL provider serves first."""
+    secondaries: tuple[ClusterName, ...] = ()
+    """Further clusters the URL provider can serve (empty: every other cluster of the topology)."""
+    check_interval: PositiveDuration = Duration("1s")
+    """How often clients poll the URL provider."""
+
+    @model_validator(mode="after")
+    def _check(self) -> ControlledProvider:
+        problems = _duplicates(self.secondaries, ("secondaries",), "cluster")
+        if self.primary in self.secondaries:
+            index = self.secondaries.index(self.primary)
+            problems.append((("secondaries", index), f"the primary {self.primary!r} cannot also be a secondary"))
+        _raise_problems(problems)
+        return self
+
+
+class NoProvider(_Model):
+    """No failover: clients connect to one cluster directly."""
+
+    kind: Literal["none"]
+    primary: ClusterName | None = None
+    """The cluster clients connect to (default: the first cluster of the topology)."""
+
+
+FACTORY_PATTERN = r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*"
+FactoryReference = Annotated[
+    str,
+    Strict(),
+    AfterValidator(_matching(FACTORY_PATTERN, "'package.module:function', e.g. 'mypackage.failover:build'")),
+    _string(FACTORY_PATTERN, "`package.module:function`, e.g. `mypackage.failover:build`."),
+]
+
+
+class CustomProvider(_Model):
+    """Your own `pulsar.ServiceInfoProvider`, built by a function of yours when the scenario runs."""
+
+    kind: Literal["custom"]
+    factory: FactoryReference
+    """`package.module:function`, importable where pytest runs. It is called with a
+    `pytest_pulsar_ha.spec.factories.ProviderContext` (every cluster's service URL, admin URL and token,
+    `primary`, `args`) and returns a `pulsar.ServiceInfoProvider`."""
+    primary: ClusterName
+    """The cluster clients are expected to start on (what switch checks and figures measure from)."""
+    args: dict[SettingName, JsonValue] = Field(default_factory=dict)
+    """Anything your factory takes, passed as `context.args`."""
+
+
+Provider = Annotated[
+    AutoProvider | ControlledProvider | NativeProvider | NoProvider | CustomProvider, Field(discriminator="kind")
+]
+
+# -- client --------------------------------------------------------------------------------------------------
+
+CLIENT_VERSION_PATTERN = r"[0-9]+\.[0-9]+\.[0-9]+"
+ClientVersion = Annotated[
+    str,
+    Strict(),
+    AfterValidator(_matching(CLIENT_VERSION_PATTERN, "a Pulsar client version X.Y.Z, e.g. '4.0.8'")),
+    _string(CLIENT_VERSION_PATTERN, "A Pulsar client version X.Y.Z, e.g. `4.0.8`."),
+]
+
+
+class PythonClient(_Model):
+    """The Python client (`pulsar-client`, the C++ library) runs the workload, in the pytest process."""
+
+    kind: Literal["python"]
+
+
+class JavaClient(_Model):
+    """The Java client (`org.apache.pulsar:pulsar-client` from Maven Central) runs the workload, in a driver
+    process of its own (`drivers/java`, built once and cached). The provider block configures Java's own
+    classes: `auto` is Java's `AutoClusterFailover` (it probes by TCP connect only: `probe: tcp`), `controlled`
+    is Java's `ControlledClusterFailover` polling the same URL-provider service, `none` a plain service URL."""
+
+    kind: Literal["java"]
+    version: ClientVersion | None = None
+    """The client's version (default: the brokers' Pulsar version)."""
+    max_backoff: PositiveDuration | None = None
+    """The longest reconnect backoff of the Java clients (`ClientBuilder.maxBackoffInterval`; default: the
+    client's own, 60 s). A provider's switch does not make a Java producer reconnect: it waits out the backoff
+    sleep in progress, which doubles from 100 ms while the old cluster refuses it."""
+
+
+Client = Annotated[PythonClient | JavaClient, Field(discriminator="kind")]
+JAVA_PROVIDER_KINDS = ("auto", "controlled", "none")
+"""The provider kinds the Java client runs (native and custom providers are Python objects)."""
+
+# The kinds, derived from the union (the one place each kind is declared), in its order.
+PROVIDER_KINDS: tuple[str, ...] = tuple(_kind_of(m) for m in _members(Provider))
+
+
+# -- the rule ------------------------------------------------------------------------------------------------
+
+
+def check_client(scenario: Scenario) -> list[tuple[Loc, str]]:
+    """The Java client runs Java's providers: no native or custom one, and Java's AutoClusterFailover only
+    connects (TCP) to probe."""
+    if not isinstance(scenario.client, JavaClient):
+        return []
+    provider = scenario.provider
+    if provider.kind not in JAVA_PROVIDER_KINDS:
+        return [
+            (
+                ("provider", "kind"),
+                f"client kind java runs Java's own providers ({', '.join(JAVA_PROVIDER_KINDS)}); provider kind "
+                f"{provider.kind} is a Python client's (use auto for Java's AutoClusterFailover)",
+            )
+        ]
+    if isinstance(provider, AutoProvider) and provider.probe != "tcp":
+        return [
+            (
+                ("provider", "probe"),
+                f"client kind java runs Java's AutoClusterFailover, which probes by TCP connect only: set "
+                f"provider.probe: tcp (found {provider.probe})",
+            )
+        ]
+    return []

@@ -1,0 +1,142 @@
+"""The producers and consumers that run while the faults happen (``workload:``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Annotated, Literal
+
+from pydantic import (
+    Field,
+    Strict,
+    model_validator,
+)
+
+from pytest_pulsar_ha.spec.base import (
+    ClusterName,
+    Count,
+    DomainName,
+    Loc,
+    PositiveCount,
+    PositiveDuration,
+    TopicName,
+    _duplicates,
+    _Model,
+    _raise_problems,
+)
+from pytest_pulsar_ha.spec.quantities import Duration, Rate, Size
+
+# -- workload ------------------------------------------------------------------------------------------------
+
+
+class Topic(_Model):
+    """A topic the workload produces to and consumes from."""
+
+    name: TopicName
+    partitions: Count = 0
+    """0: a non-partitioned topic."""
+
+
+class MetadataWrites(_Model):
+    """Metadata updates (PIP-136) made while the workload runs: one policy of the workload's namespace (or its
+    tenant's admin roles), written on each cluster of `writers` every `every`, each write with a value of its own."""
+
+    policy: Literal["message_ttl", "retention", "tenant_admin_roles"]
+    """What is written: the namespace's message TTL or retention, or the tenant's admin roles."""
+    writers: tuple[ClusterName, ...] = Field(min_length=1)
+    """The clusters the writes are made on (each writes on its own schedule)."""
+    every: PositiveDuration
+    """Time between two writes on one cluster."""
+    start: Duration = Duration("1s")
+    """When the first cluster writes first, from the start of the workload."""
+    stagger: Duration = Duration("0s")
+    """How much later each cluster of `writers` starts than the one before it (0s: all clusters write at the same
+    moments, i.e. concurrent updates of the same policy)."""
+    until: Duration | None = None
+    """When the writes stop (default: the workload's duration)."""
+    settle: PositiveDuration = Duration("30s")
+    """How long, after the writes and the faults, the clusters are read until they agree (the reads that
+    `converged` judges)."""
+
+    @model_validator(mode="after")
+    def _check(self) -> MetadataWrites:
+        _raise_problems(_duplicates(self.writers, ("writers",), "cluster"))
+        return self
+
+
+class Workload(_Model):
+    """The traffic that runs while the faults happen."""
+
+    topics: tuple[Topic, ...] = Field(default=(Topic(name="events"),), min_length=1)
+    """The topics (default: one non-partitioned topic named `events`)."""
+    producers: PositiveCount = 1
+    """Producers per topic."""
+    consumers: Count = 1
+    """Consumers per topic, all on one subscription."""
+    subscription_type: Literal["exclusive", "shared", "failover", "key_shared"] = "exclusive"
+    keys: Count = 0
+    """Number of distinct message keys; each message takes one at random from the seed (0: no keys)."""
+    rate: Rate = Rate("10/s")
+    """Messages per second, per producer."""
+    message_size: Size = Size("100B")
+    """Payload size of each message."""
+    duration: PositiveDuration
+    """How long the producers send. Every fault must be over by then."""
+    replicated_subscriptions: Annotated[bool, Strict()] = True
+    """Replicate the subscription's position across clusters, so consumers resume after a switch."""
+    replication: dict[ClusterName, tuple[ClusterName, ...]] | None = None
+    """Each cluster's replication list for the workload's namespaces, e.g. `{blue: [blue], green: [green]}`
+    (every cluster of the topology gets the namespace; one not named replicates with nobody). Default: every
+    cluster replicates with every other, except the two sides of a `migrate` entry."""
+    drain_timeout: PositiveDuration = Duration("90s")
+    """How long to wait after the end for every acknowledged send to be received."""
+    consumer_delay: Duration = Duration("0s")
+    """How long each consumer spends on a message before acknowledging it: a consumer slower than the producers
+    builds a backlog (e.g. so that draining a migrated cluster takes a while)."""
+    initial_position: Literal["earliest", "latest"] = "earliest"
+    """Where a subscription that does not exist yet starts (on any cluster, e.g. one clients are redirected to):
+    `earliest`, or `latest` (the Pulsar client's default: messages written before the consumer arrives are
+    not delivered to it)."""
+    send_timeout: Duration = Duration("30s")
+    """The producers' send timeout (0s: wait forever)."""
+    consume_from: ClusterName | None = None
+    """Consumers connect straight to this cluster instead of going through the provider (e.g. to read what
+    geo-replication delivered to a backup)."""
+    namespaces: Annotated[int, Strict(), Field(ge=1, le=64)] = 1
+    """Namespaces the workload runs in: every topic is created in each of them (`namespaces: 4` with one topic
+    makes 4 topics, each with its producers and consumers)."""
+    anti_affinity_group: DomainName | None = None
+    """Put every namespace of the workload in this PIP-7 anti-affinity group (before any topic is looked up)."""
+    metadata: MetadataWrites | None = None
+    """Metadata updates made while the messages flow (needs `topology.metadata_sync`)."""
+
+    def cluster_refs(self) -> Iterator[tuple[Loc, str]]:
+        """Every cluster the workload names, with where (below ``workload``)."""
+        if self.consume_from is not None:
+            yield ("consume_from",), self.consume_from
+        for name, members in (self.replication or {}).items():
+            yield ("replication", name), name
+            for index, member in enumerate(members):
+                yield ("replication", name, index), member
+        if self.metadata is not None:
+            for index, name in enumerate(self.metadata.writers):
+                yield ("metadata", "writers", index), name
+
+    @model_validator(mode="after")
+    def _check(self) -> Workload:
+        problems = _duplicates(tuple(t.name for t in self.topics), ("topics",), "topic")
+        problems = [((*loc, "name"), message) for loc, message in problems]
+        for name, members in (self.replication or {}).items():
+            if name not in members:
+                problems.append(
+                    (("replication", name), f"a cluster's replication list must include the cluster itself ({name!r})")
+                )
+        if self.subscription_type == "exclusive" and self.consumers > 1:
+            problems.append(
+                (
+                    ("consumers",),
+                    f"an exclusive subscription takes one consumer, found {self.consumers}; "
+                    "use subscription_type shared, failover or key_shared",
+                )
+            )
+        _raise_problems(problems)
+        return self
