@@ -25,11 +25,11 @@ from pathlib import Path
 
 from pytest_pulsar_ha import ClusterSpec, HaSettings, build_environment, parse_clusters
 from pytest_pulsar_ha.network.layout import ProxyLayout
+from pytest_pulsar_ha.process.ports import free_ports
+from pytest_pulsar_ha.process.readiness import AllOf, HttpWait, json_contains
 from pytest_pulsar_ha.provisioning import default_cache_dir, ensure_pulsar
 from pytest_pulsar_ha.runtime.multi_broker import MultiBrokerNode, Service
-from pytest_pulsar_ha.runtime.ports import free_ports
-from pytest_pulsar_ha.runtime.readiness import AllOf, HttpWait, json_contains
-from pytest_pulsar_ha.runtime.topology import default_names
+from pytest_pulsar_ha.settings.clusters import default_names
 
 
 def bare_standalones(count: int, home: Path) -> float:
@@ -118,8 +118,8 @@ def multi_harness(clusters: int, brokers: int) -> tuple[float, dict[str, list[in
 
 def multi_by_hand(clusters: int, brokers: int) -> float:
     """The same processes from the same conf files, started one after the other with plain Popen, no proxies."""
+    from pytest_pulsar_ha.process.pid_registry import PidRegistry
     from pytest_pulsar_ha.runtime.embedded import EmbeddedBackend, EmbeddedOptions
-    from pytest_pulsar_ha.runtime.pid_registry import PidRegistry
 
     work = Path(tempfile.mkdtemp(prefix="bare-multi-"))
     dist = ensure_pulsar(HaSettings().pulsar_version, default_cache_dir(), print)

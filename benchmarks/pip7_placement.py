@@ -35,7 +35,7 @@ from pytest_pulsar_ha.components.failure_domains import (  # noqa: E402
     owner_id,
     set_anti_affinity_group,
 )
-from pytest_pulsar_ha.runtime.topology import ClusterSpec  # noqa: E402
+from pytest_pulsar_ha.settings.clusters import ClusterSpec  # noqa: E402
 
 DOMAINS = {"rack-1": [0, 1], "rack-2": [2, 3]}
 LOG_WORDS = ("nti-affinity", "ntiAffinity", "Failed to filter", "expired", "preallocat")

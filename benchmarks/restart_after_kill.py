@@ -14,8 +14,9 @@ import argparse
 import time
 import uuid
 
-from pytest_pulsar_ha.runtime.topology import parse_clusters
-from pytest_pulsar_ha.settings import HaSettings, build_environment
+from pytest_pulsar_ha.runtime.backends import build_environment
+from pytest_pulsar_ha.settings import HaSettings
+from pytest_pulsar_ha.settings.clusters import parse_clusters
 from pytest_pulsar_ha.workload.client_setup import create_with_retries
 
 

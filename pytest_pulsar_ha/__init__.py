@@ -19,8 +19,9 @@ from pytest_pulsar_ha.errors import (
     PulsarHaError,
     StartupError,
 )
-from pytest_pulsar_ha.runtime.topology import ClusterSpec, parse_clusters
-from pytest_pulsar_ha.settings import HaSettings, build_environment
+from pytest_pulsar_ha.runtime.backends import build_environment
+from pytest_pulsar_ha.settings import HaSettings
+from pytest_pulsar_ha.settings.clusters import ClusterSpec, parse_clusters
 
 __all__ = [
     "AdminError",

@@ -5,29 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from pytest_pulsar_ha.history import FAULT_END, FAULT_START, Event
+from pytest_pulsar_ha.spec.faults import fault_label
 from pytest_pulsar_ha.spec.scenario import Scenario
-
-
-def fault_label(index: int, fault: Any) -> str:
-    """The label of the scenario's fault ``index``: the ``detail`` of its ``fault_start``/``fault_end`` events, by
-    which a history names its faults (e.g. ``#0 outage cluster-a``)."""
-    kind = fault.kind
-    if kind == "replication_cut":
-        return f"#{index} replication_cut {fault.from_}->{fault.to}"
-    if kind == "url_provider":
-        return f"#{index} url_provider {fault.answer}"
-    if kind == "operator_switch":
-        return f"#{index} operator_switch ->{fault.to}"
-    if kind == "migrate":
-        return f"#{index} migrate {fault.from_}->{fault.to}"
-    if kind in ("broker_kill", "broker_pause"):
-        return f"#{index} {kind} {fault.cluster}/{fault.broker}"
-    if kind == "domain_outage":
-        return f"#{index} domain_outage {fault.cluster}/{fault.domain}"
-    return f"#{index} {kind} {getattr(fault, 'cluster', None) or ''}".strip()
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from pytest_pulsar_ha.admin.client import AdminClient
 from pytest_pulsar_ha.errors import AdminError, ConfigurationError
-from pytest_pulsar_ha.runtime.admin import AdminClient
 
 
 class BrokerLike(Protocol):

@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_pulsar_ha.admin.client import AdminClient
 from pytest_pulsar_ha.components.failure_domains import (
     BundlePlacement,
     GroupPlacement,
@@ -31,7 +32,6 @@ from pytest_pulsar_ha.components.failure_domains import (
 )
 from pytest_pulsar_ha.errors import AdminError
 from pytest_pulsar_ha.history import PROBE, Event, now_ns
-from pytest_pulsar_ha.runtime.admin import AdminClient
 
 WATCH_PROCESS = "placement-watch"
 OWNER_PROBE = "owner"

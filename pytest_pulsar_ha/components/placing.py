@@ -20,9 +20,9 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
+from pytest_pulsar_ha.admin.client import AdminClient
 from pytest_pulsar_ha.components.failure_domains import lookup_topic, owner_id
 from pytest_pulsar_ha.errors import AdminError
-from pytest_pulsar_ha.runtime.admin import AdminClient
 
 PIP7_BROKER_SETTINGS: Mapping[str, str] = {
     "failureDomainsEnabled": "true",

@@ -8,12 +8,11 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any, Protocol
 
-from pytest_pulsar_ha.checks.faults import fault_label
 from pytest_pulsar_ha.nemesis.broker_faults import broker_fault
 from pytest_pulsar_ha.nemesis.scheduler import ScheduledFault
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
 from pytest_pulsar_ha.spec.expectations import SwitchBackExpectation, SwitchExpectation
-from pytest_pulsar_ha.spec.faults import BROKER_FAULT_KINDS
+from pytest_pulsar_ha.spec.faults import BROKER_FAULT_KINDS, fault_label
 from pytest_pulsar_ha.spec.providers import AutoProvider, JavaClient
 from pytest_pulsar_ha.spec.scenario import Scenario
 

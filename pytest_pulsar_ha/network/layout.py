@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
+from pytest_pulsar_ha.network.listeners import ListenerPlan
 from pytest_pulsar_ha.network.proxies import client_proxy, http_proxy, link_proxy
-from pytest_pulsar_ha.runtime.backend import ListenerPlan
-from pytest_pulsar_ha.runtime.ports import LOOPBACK
-from pytest_pulsar_ha.runtime.topology import ClusterSpec, ordered_pairs
+from pytest_pulsar_ha.process.ports import LOOPBACK
+from pytest_pulsar_ha.settings.clusters import ClusterSpec, ordered_pairs
 
 
 def _suffix(index: int, brokers: int) -> str:

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from pytest_pulsar_ha.errors import PulsarHaError
-from pytest_pulsar_ha.runtime.pid_registry import PidRegistry
-from pytest_pulsar_ha.runtime.ports import LOOPBACK, free_ports
-from pytest_pulsar_ha.runtime.processes import ManagedProcess
-from pytest_pulsar_ha.runtime.readiness import HttpWait
+from pytest_pulsar_ha.process.pid_registry import PidRegistry
+from pytest_pulsar_ha.process.ports import LOOPBACK, free_ports
+from pytest_pulsar_ha.process.processes import ManagedProcess
+from pytest_pulsar_ha.process.readiness import HttpWait
 
 
 class ToxiproxyError(PulsarHaError):

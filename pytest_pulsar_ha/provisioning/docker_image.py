@@ -35,6 +35,14 @@ if TYPE_CHECKING:
 
     from pytest_pulsar_ha.provisioning.pulsar_distribution import PulsarDistribution
 
+OFFICIAL_IMAGE = "apachepulsar/pulsar:{version}"
+
+
+def default_image(version: str) -> str:
+    """The official Pulsar image of ``version`` (the docker backend's default)."""
+    return OFFICIAL_IMAGE.format(version=version)
+
+
 LOCAL_PULSAR_IMAGE = "pytest-pulsar-ha/pulsar:{version}"
 LOCAL_TOXIPROXY_IMAGE = "pytest-pulsar-ha/toxiproxy:{version}"
 SUITE = "bookworm"
@@ -204,8 +212,8 @@ def build_local_images(
     distribution: PulsarDistribution, toxiproxy_binary: Path, cache_dir: Path, progress: Progress
 ) -> tuple[str, str]:
     """Both local images (Pulsar and toxiproxy), each built only when its tag is not there yet."""
+    from pytest_pulsar_ha.provisioning.docker_engine import connect
     from pytest_pulsar_ha.provisioning.toxiproxy_binary import TOXIPROXY_VERSION
-    from pytest_pulsar_ha.runtime.docker_engine import connect
 
     client = connect()
     try:

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from pytest_pulsar_ha.history import Event
-from pytest_pulsar_ha.scenario.result import ScenarioResult
+from pytest_pulsar_ha.report.result import ScenarioResult
 
 
 def write_evidence(result: ScenarioResult, events: list[Event], evidence_dir: Path) -> None:

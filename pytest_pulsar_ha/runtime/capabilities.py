@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pytest
 
-    from pytest_pulsar_ha.settings import HaSettings
     from pytest_pulsar_ha.spec.scenario import Scenario
 
 PROCESS_FAULTS = frozenset({"kill", "pause", "broker_kill", "broker_pause", "domain_outage"})
@@ -122,16 +121,6 @@ class Capabilities:
 def _cluster_of(fault: Any) -> str | None:
     cluster = getattr(fault, "cluster", None)
     return None if cluster is None else str(cluster)
-
-
-def capabilities_of(settings: HaSettings) -> Capabilities | None:
-    """The session's backend's capabilities; None where every fault is possible."""
-    if settings.backend != "external" or settings.clusters_file is None:
-        return None
-    from pytest_pulsar_ha.runtime.external import external_capabilities
-    from pytest_pulsar_ha.runtime.external_clusters import load_clusters_file
-
-    return external_capabilities(load_clusters_file(settings.clusters_file))
 
 
 def skip_impossible(items: Iterable[pytest.Item], capabilities: Capabilities | None) -> None:

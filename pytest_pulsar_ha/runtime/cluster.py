@@ -6,9 +6,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from pytest_pulsar_ha.admin.failover import FailoverAdminClient
 from pytest_pulsar_ha.network.layout import BrokerRoute, ProxyLayout
 from pytest_pulsar_ha.network.proxies import ProxyNetwork
-from pytest_pulsar_ha.runtime.admin_failover import FailoverAdminClient
 from pytest_pulsar_ha.runtime.backend import BrokerControl, ClusterNode, ProcessControl
 
 

@@ -20,16 +20,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pytest_pulsar_ha.errors import ProvisioningError
+from pytest_pulsar_ha.network.listeners import ListenerPlan
+from pytest_pulsar_ha.process.pid_registry import PidRegistry
 from pytest_pulsar_ha.provisioning.cache import Progress
-from pytest_pulsar_ha.provisioning.docker_image import local_pulsar_image
+from pytest_pulsar_ha.provisioning.docker_image import default_image, local_pulsar_image
 from pytest_pulsar_ha.provisioning.pulsar_distribution import PulsarDistribution
-from pytest_pulsar_ha.runtime.backend import ListenerPlan
 from pytest_pulsar_ha.runtime.docker_process import ContainerPlan, ContainerProcess
 from pytest_pulsar_ha.runtime.embedded import StandaloneNode, create_node
 from pytest_pulsar_ha.runtime.embedded_common import EmbeddedOptions
 from pytest_pulsar_ha.runtime.multi_broker import MultiBrokerNode
-from pytest_pulsar_ha.runtime.pid_registry import PidRegistry
-from pytest_pulsar_ha.runtime.topology import ClusterSpec
+from pytest_pulsar_ha.settings.clusters import ClusterSpec
 
 if TYPE_CHECKING:
     import docker
@@ -37,16 +37,11 @@ if TYPE_CHECKING:
     from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
     from pytest_pulsar_ha.settings import HaSettings
 
-OFFICIAL_IMAGE = "apachepulsar/pulsar:{version}"
 OFFICIAL_TOXIPROXY_IMAGE = "ghcr.io/shopify/toxiproxy:2.12.0"
 IMAGE_JAVA = Path("/image-java/bin/java")
 """Stands for the image's Java in the options: containers never get the host's JAVA_HOME (the image's runs)."""
 TOXIPROXY_IN_IMAGE = Path("/toxiproxy")
 """Where the official toxiproxy image has its server (its entrypoint)."""
-
-
-def default_image(version: str) -> str:
-    return OFFICIAL_IMAGE.format(version=version)
 
 
 def image_home(client: docker.DockerClient, image: str, cache_dir: Path) -> Path:
@@ -142,7 +137,7 @@ def build_docker_environment(
 ) -> PulsarHaEnvironment:
     """A not-yet-started environment on the docker backend (containers of a killed run reaped first)."""
     from pytest_pulsar_ha.provisioning import ensure_toxiproxy
-    from pytest_pulsar_ha.runtime.docker_engine import connect, ensure_image
+    from pytest_pulsar_ha.provisioning.docker_engine import connect, ensure_image
     from pytest_pulsar_ha.runtime.docker_reaper import reap_orphan_containers
     from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
 

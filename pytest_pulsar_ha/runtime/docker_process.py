@@ -1,4 +1,4 @@
-"""One cluster process in a container: :class:`~pytest_pulsar_ha.runtime.processes.ManagedProcess`'s interface
+"""One cluster process in a container: :class:`~pytest_pulsar_ha.process.processes.ManagedProcess`'s interface
 over the Docker API, so the embedded nodes (config writing, readiness, restarts) run unchanged in containers.
 
 The container is created through testcontainers-python (``DockerContainer``) from the backend's image, with host
@@ -25,9 +25,9 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from pytest_pulsar_ha.errors import StartupError
-from pytest_pulsar_ha.runtime.docker_engine import RYUK_DISABLED_ENV, ryuk_disabled
-from pytest_pulsar_ha.runtime.pid_registry import RUN_ID_ENV, PidRegistry, process_start_ticks
-from pytest_pulsar_ha.runtime.processes import ManagedProcess, tail_lines
+from pytest_pulsar_ha.process.pid_registry import RUN_ID_ENV, PidRegistry, process_start_ticks
+from pytest_pulsar_ha.process.processes import ManagedProcess, tail_lines
+from pytest_pulsar_ha.provisioning.docker_engine import RYUK_DISABLED_ENV, ryuk_disabled
 
 if TYPE_CHECKING:
     from docker.models.containers import Container

@@ -12,6 +12,7 @@ import socket
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from pytest_pulsar_ha.process.pid_registry import process_start_ticks
 from pytest_pulsar_ha.runtime.docker_process import (
     LABEL_HOST,
     LABEL_NAME,
@@ -19,7 +20,6 @@ from pytest_pulsar_ha.runtime.docker_process import (
     LABEL_OWNER_START,
     LABEL_RUN,
 )
-from pytest_pulsar_ha.runtime.pid_registry import process_start_ticks
 
 if TYPE_CHECKING:
     import docker
@@ -69,7 +69,7 @@ def reap_orphan_containers(client: docker.DockerClient, host: str | None = None)
 
 def reap_if_engine() -> list[ReapedContainer]:
     """:func:`reap_orphan_containers` when docker-py is installed and an engine answers; [] otherwise."""
-    from pytest_pulsar_ha.runtime.docker_engine import engine_unreachable_reason
+    from pytest_pulsar_ha.provisioning.docker_engine import engine_unreachable_reason
 
     if engine_unreachable_reason() is not None:
         return []

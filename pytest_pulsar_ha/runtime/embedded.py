@@ -7,7 +7,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pytest_pulsar_ha.errors import ConfigurationError, StartupError
-from pytest_pulsar_ha.runtime.backend import INTERNAL_LISTENER, ListenerPlan
+from pytest_pulsar_ha.network.listeners import INTERNAL_LISTENER, ListenerPlan
+from pytest_pulsar_ha.process.ports import LOOPBACK
+from pytest_pulsar_ha.process.readiness import AllOf, HttpWait, WaitStrategy, json_contains
 from pytest_pulsar_ha.runtime.broker_config import write_config
 from pytest_pulsar_ha.runtime.embedded_common import (
     ADMIN_ROLE,
@@ -20,10 +22,8 @@ from pytest_pulsar_ha.runtime.embedded_common import (
 )
 from pytest_pulsar_ha.runtime.multi_broker import MultiBrokerNode
 from pytest_pulsar_ha.runtime.multi_broker_config import broker_id
-from pytest_pulsar_ha.runtime.ports import LOOPBACK
-from pytest_pulsar_ha.runtime.readiness import AllOf, HttpWait, WaitStrategy, json_contains
 from pytest_pulsar_ha.runtime.registration_loop import RegistrationLoop, RegistrationLoopWatch, log_size
-from pytest_pulsar_ha.runtime.topology import ClusterSpec
+from pytest_pulsar_ha.settings.clusters import ClusterSpec
 
 __all__ = [
     "ADMIN_ROLE",

@@ -12,13 +12,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_pulsar_ha.network.layout import ProxyLayout, multi_host_url
+from pytest_pulsar_ha.network.listeners import replication_listener
 from pytest_pulsar_ha.network.proxies import ProxyNetwork
 from pytest_pulsar_ha.network.toxiproxy import ToxiproxyServer
-from pytest_pulsar_ha.runtime.backend import Backend, replication_listener
+from pytest_pulsar_ha.process.pid_registry import PidRegistry
+from pytest_pulsar_ha.process.ports import free_ports
+from pytest_pulsar_ha.runtime.backend import Backend
 from pytest_pulsar_ha.runtime.cluster import Cluster
-from pytest_pulsar_ha.runtime.pid_registry import PidRegistry
-from pytest_pulsar_ha.runtime.ports import free_ports
-from pytest_pulsar_ha.runtime.topology import ClusterSpec, ordered_pairs
+from pytest_pulsar_ha.settings.clusters import ClusterSpec, ordered_pairs
 
 if TYPE_CHECKING:
     import pulsar
@@ -145,10 +146,10 @@ class PulsarHaEnvironment:
         cluster's work directory."""
         import pulsar
 
+        from pytest_pulsar_ha.admin.client import AdminClient
         from pytest_pulsar_ha.components.metadata_sync.documents import ClusterDocuments
         from pytest_pulsar_ha.components.metadata_sync.reference import ReferenceSynchronizer
         from pytest_pulsar_ha.components.metadata_sync.service import SynchronizerService
-        from pytest_pulsar_ha.runtime.admin import AdminClient
 
         cluster = self.clusters[name]
 

@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 from pytest_pulsar_ha.errors import PulsarHaError, StartupError
-from pytest_pulsar_ha.runtime.backend import ListenerPlan
+from pytest_pulsar_ha.network.listeners import ListenerPlan
+from pytest_pulsar_ha.process.readiness import http_get
 from pytest_pulsar_ha.runtime.capabilities import Capabilities
 from pytest_pulsar_ha.runtime.external_clusters import ExternalCluster, LoadedClusters
-from pytest_pulsar_ha.runtime.readiness import http_get
-from pytest_pulsar_ha.runtime.topology import ClusterSpec
+from pytest_pulsar_ha.settings.clusters import ClusterSpec
 
 BACKEND = "external"
 

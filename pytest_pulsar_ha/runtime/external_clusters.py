@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from pytest_pulsar_ha.runtime.topology import MAX_CLUSTERS, ClusterSpec
+from pytest_pulsar_ha.settings.clusters import MAX_CLUSTERS, ClusterSpec
 from pytest_pulsar_ha.spec.base import CLUSTER_NAME_PATTERN, Loc, dotted
 from pytest_pulsar_ha.spec.errors import Problem, ScenarioError
 from pytest_pulsar_ha.spec.quantities import describe

@@ -22,13 +22,13 @@ from typing import Any
 from pytest_pulsar_ha.errors import StartupError
 from pytest_pulsar_ha.network.layout import BrokerRoute, ProxyLayout
 from pytest_pulsar_ha.network.proxies import ProxyNetwork, client_proxy, http_proxy
+from pytest_pulsar_ha.process.pid_registry import PidRegistry
+from pytest_pulsar_ha.process.ports import LOOPBACK, free_ports
 from pytest_pulsar_ha.runtime.cluster import Cluster
 from pytest_pulsar_ha.runtime.environment import GEO_TENANT, PulsarHaEnvironment
 from pytest_pulsar_ha.runtime.external import BACKEND, ExternalBackend, ExternalClusterNode, UnsupportedFault
 from pytest_pulsar_ha.runtime.external_clusters import ExternalCluster, LoadedClusters
-from pytest_pulsar_ha.runtime.pid_registry import PidRegistry
-from pytest_pulsar_ha.runtime.ports import LOOPBACK, free_ports
-from pytest_pulsar_ha.runtime.topology import ClusterSpec
+from pytest_pulsar_ha.settings.clusters import ClusterSpec
 
 ROUTE_CHECK_SEND_TIMEOUT_MS = 3000
 

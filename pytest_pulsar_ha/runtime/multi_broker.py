@@ -15,7 +15,10 @@ from pathlib import Path
 
 from pytest_pulsar_ha.errors import StartupError
 from pytest_pulsar_ha.network.layout import multi_host_url
-from pytest_pulsar_ha.runtime.backend import ListenerPlan
+from pytest_pulsar_ha.network.listeners import ListenerPlan
+from pytest_pulsar_ha.process.ports import LOOPBACK, free_ports
+from pytest_pulsar_ha.process.processes import ManagedProcess
+from pytest_pulsar_ha.process.readiness import AllOf, HttpWait, WaitStrategy, ZooKeeperWait, json_contains
 from pytest_pulsar_ha.runtime.broker_config import write_config
 from pytest_pulsar_ha.runtime.embedded_common import EmbeddedOptions, new_cluster_key
 from pytest_pulsar_ha.runtime.multi_broker_config import (
@@ -31,10 +34,7 @@ from pytest_pulsar_ha.runtime.multi_broker_config import (
     metadata_url,
     zookeeper_config,
 )
-from pytest_pulsar_ha.runtime.ports import LOOPBACK, free_ports
-from pytest_pulsar_ha.runtime.processes import ManagedProcess
-from pytest_pulsar_ha.runtime.readiness import AllOf, HttpWait, WaitStrategy, ZooKeeperWait, json_contains
-from pytest_pulsar_ha.runtime.topology import ClusterSpec
+from pytest_pulsar_ha.settings.clusters import ClusterSpec
 
 
 class Service:

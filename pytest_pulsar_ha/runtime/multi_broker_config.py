@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from pytest_pulsar_ha.runtime.backend import INTERNAL_LISTENER, ListenerPlan
-from pytest_pulsar_ha.runtime.ports import LOOPBACK
-from pytest_pulsar_ha.runtime.topology import ClusterSpec
+from pytest_pulsar_ha.network.listeners import INTERNAL_LISTENER, ListenerPlan
+from pytest_pulsar_ha.process.ports import LOOPBACK
+from pytest_pulsar_ha.settings.clusters import ClusterSpec
 
 ZOOKEEPER_MEM = "-Xms32m -Xmx128m"
 BOOKIE_MEM = "-Xms64m -Xmx256m -XX:MaxDirectMemorySize=256m"

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from pytest_pulsar_ha.runtime.readiness import WaitStrategy
+from pytest_pulsar_ha.process.readiness import WaitStrategy
 
 MARKER = "was invalidated"
 RESOURCE = "Lock on resource /ledgers/available/"

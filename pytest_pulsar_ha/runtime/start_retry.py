@@ -1,6 +1,6 @@
 """One more try for an environment whose start failed on a port another program took.
 
-Ports are chosen free and handed out once (:mod:`pytest_pulsar_ha.runtime.ports`), but between the choice and
+Ports are chosen free and handed out once (:mod:`pytest_pulsar_ha.process.ports`), but between the choice and
 the broker's bind another program on the machine may still take one. That is the machine, not Pulsar: the
 environment is stopped (its ``start`` cleans up after itself), started again on new ports, and the retry is
 said on stderr. Any other start-up failure is reported at once.

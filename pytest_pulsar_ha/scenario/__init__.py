@@ -1,5 +1,5 @@
 """Compatibility: the scenario format moved to :mod:`pytest_pulsar_ha.spec` (same names). pytest collection lives in
-:mod:`pytest_pulsar_ha.scenario.collect` (imported on its own, so that this package works without a pytest session).
+:mod:`pytest_pulsar_ha.pytest.collect` (imported on its own, so that this package works without a pytest session).
 """
 
 from pytest_pulsar_ha.spec import (

@@ -23,12 +23,12 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from pytest_pulsar_ha.admin.client import AdminClient
 from pytest_pulsar_ha.components.metadata_sync.bootstrap import EVENT_TOPIC
 from pytest_pulsar_ha.components.metadata_sync.event_codec import MetadataEventError, decode
 from pytest_pulsar_ha.components.metadata_sync.oracle import MetadataWrite, converged
 from pytest_pulsar_ha.components.metadata_sync.policies import POLICIES, canonical
 from pytest_pulsar_ha.history import METADATA_EVENT, METADATA_READ, METADATA_WRITE, Event, now_ns
-from pytest_pulsar_ha.runtime.admin import AdminClient
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
 from pytest_pulsar_ha.spec.workload import MetadataWrites
 

@@ -33,6 +33,7 @@ from pytest_pulsar_ha.history import (
 from pytest_pulsar_ha.nemesis.kinds import FaultTarget, hit_brokers, schedule_faults
 from pytest_pulsar_ha.nemesis.scheduler import Nemesis
 from pytest_pulsar_ha.report.evidence import write_evidence
+from pytest_pulsar_ha.report.result import ScenarioResult
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
 from pytest_pulsar_ha.scenario.java_client import java_workload
 from pytest_pulsar_ha.scenario.metadata import ScenarioMetadata
@@ -44,7 +45,6 @@ from pytest_pulsar_ha.scenario.namespaces import (
     place_group,
 )
 from pytest_pulsar_ha.scenario.provider_setup import build_provider, provider_grid, record_provider_events
-from pytest_pulsar_ha.scenario.result import ScenarioResult
 from pytest_pulsar_ha.scenario.soak import MemorySampler, soak_facts, soak_log
 from pytest_pulsar_ha.spec.expectations import PlacementExpectation, ReassignedExpectation
 from pytest_pulsar_ha.spec.faults import BrokerKillFault, BrokerPauseFault, DomainOutageFault
@@ -343,7 +343,7 @@ def execute(
 
 
 def run_scenario(item: Any, case: ScenarioCase, record: Callable[[ScenarioResult], None] | None = None) -> None:
-    """The runner of collected scenario tests (see :mod:`pytest_pulsar_ha.scenario.collect`); each result is
+    """The runner of collected scenario tests (see :mod:`pytest_pulsar_ha.pytest.collect`); each result is
     passed to ``record`` (the plugin's state keeps them for its summary and index page) before a failure is
     raised."""
     from pytest_pulsar_ha.spec.errors import ExpectedScenarioFailure, ScenarioFailed

@@ -122,7 +122,7 @@ SettingName = Annotated[
     AfterValidator(_matching(SETTING_NAME_PATTERN, "a broker.conf key such as failureDomainsEnabled")),
     _string(SETTING_NAME_PATTERN, "A broker.conf key, e.g. failureDomainsEnabled."),
 ]
-#: The most brokers a cluster may have (each is a JVM of its own; see pytest_pulsar_ha.runtime.topology.MAX_BROKERS).
+#: The most brokers a cluster may have (each is a JVM of its own; see pytest_pulsar_ha.settings.clusters.MAX_BROKERS).
 MAX_BROKERS = 8
 #: The largest whole number a count may be (Pulsar and its Java clients count with 32-bit ints).
 MAX_COUNT = 2**31 - 1

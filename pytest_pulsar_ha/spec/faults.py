@@ -4,7 +4,7 @@ that each fault fits its scenario (PIP-188's migrations, PIP-7's broker faults).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import (
     Field,
@@ -280,6 +280,25 @@ Fault = Annotated[
 
 # The kinds, derived from the union (the one place each kind is declared), in its order.
 FAULT_KINDS: tuple[str, ...] = tuple(_kind_of(m) for m in _members(Fault))
+
+
+def fault_label(index: int, fault: Any) -> str:
+    """The label of the scenario's fault ``index``: the ``detail`` of its ``fault_start``/``fault_end`` events, by
+    which a history names its faults (e.g. ``#0 outage cluster-a``)."""
+    kind = fault.kind
+    if kind == "replication_cut":
+        return f"#{index} replication_cut {fault.from_}->{fault.to}"
+    if kind == "url_provider":
+        return f"#{index} url_provider {fault.answer}"
+    if kind == "operator_switch":
+        return f"#{index} operator_switch ->{fault.to}"
+    if kind == "migrate":
+        return f"#{index} migrate {fault.from_}->{fault.to}"
+    if kind in ("broker_kill", "broker_pause"):
+        return f"#{index} {kind} {fault.cluster}/{fault.broker}"
+    if kind == "domain_outage":
+        return f"#{index} domain_outage {fault.cluster}/{fault.domain}"
+    return f"#{index} {kind} {getattr(fault, 'cluster', None) or ''}".strip()
 
 
 # -- the rule ------------------------------------------------------------------------------------------------

@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from concurrent.futures import ThreadPoolExecutor
 
+from pytest_pulsar_ha.admin.client import AdminClient
 from pytest_pulsar_ha.history import ACK, RECEIVE, Event, EventLog
-from pytest_pulsar_ha.runtime.admin import AdminClient
 from pytest_pulsar_ha.workload.attribution import acknowledging_cluster, delivering_cluster
 
 ATTRIBUTION_THREADS = 8

@@ -19,7 +19,7 @@ from typing import Protocol
 
 
 class EntryReader(Protocol):
-    """What the attribution needs of an admin client (:class:`~pytest_pulsar_ha.runtime.admin.AdminClient` has it)."""
+    """What the attribution needs of an admin client (:class:`~pytest_pulsar_ha.admin.client.AdminClient` has it)."""
 
     def get_raw(self, path: str) -> tuple[int, dict[str, str], bytes]: ...
 

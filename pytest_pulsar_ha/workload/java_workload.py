@@ -22,10 +22,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pytest_pulsar_ha.admin.client import AdminClient
 from pytest_pulsar_ha.history import ACK, RECEIVE, SEND_ERROR, Event, EventLog
 from pytest_pulsar_ha.history.events import EVENT_COLUMNS
-from pytest_pulsar_ha.runtime.admin import AdminClient
-from pytest_pulsar_ha.runtime.pid_registry import RUN_ID_ENV, PidRegistry
+from pytest_pulsar_ha.process.pid_registry import RUN_ID_ENV, PidRegistry
 from pytest_pulsar_ha.workload.attributing import attribute_log
 
 START_TIMEOUT_S = 150.0

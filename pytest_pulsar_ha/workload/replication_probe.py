@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from pytest_pulsar_ha.history import RECEIVE, SEND, Event, EventLog
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.runtime.topology import ordered_pairs
+from pytest_pulsar_ha.settings.clusters import ordered_pairs
 from pytest_pulsar_ha.workload.driver import Workload, WorkloadPlan
 
 PROBE_RATE_PER_SECOND = 10.0

@@ -78,7 +78,7 @@ def test_the_index_page_shows_a_family_as_one_table(tmp_path: object) -> None:
     from pathlib import Path
 
     from pytest_pulsar_ha.report.index import write_index
-    from pytest_pulsar_ha.scenario.result import ScenarioResult
+    from pytest_pulsar_ha.report.result import ScenarioResult
 
     events = history(json.dumps({"java_log": "down for 2497 ms"}))
     results = []

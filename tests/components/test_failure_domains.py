@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from pytest_pulsar_ha.admin.client import AdminClient
+from pytest_pulsar_ha.admin.failover import FailoverAdminClient
 from pytest_pulsar_ha.components.failure_domains import (
     anti_affinity_group,
     declare_failure_domains,
@@ -17,9 +19,7 @@ from pytest_pulsar_ha.components.failure_domains import (
     set_anti_affinity_group,
 )
 from pytest_pulsar_ha.errors import AdminError, ConfigurationError
-from pytest_pulsar_ha.runtime.admin import AdminClient
-from pytest_pulsar_ha.runtime.admin_failover import FailoverAdminClient
-from pytest_pulsar_ha.runtime.ports import free_ports
+from pytest_pulsar_ha.process.ports import free_ports
 
 IDS = ["127.0.0.1:8080", "127.0.0.1:8081", "127.0.0.1:8082", "127.0.0.1:8083"]
 FULL = "0x00000000_0xffffffff"

@@ -12,9 +12,9 @@ import pytest
 
 from pytest_pulsar_ha.network.proxies import ProxyNetwork
 from pytest_pulsar_ha.network.toxiproxy import ToxiproxyServer
+from pytest_pulsar_ha.process.pid_registry import PidRegistry
+from pytest_pulsar_ha.process.ports import free_ports
 from pytest_pulsar_ha.provisioning import default_cache_dir, ensure_toxiproxy
-from pytest_pulsar_ha.runtime.pid_registry import PidRegistry
-from pytest_pulsar_ha.runtime.ports import free_ports
 
 
 class _Echo(socketserver.BaseRequestHandler):

@@ -36,7 +36,7 @@ def pulsar_ha_environments():
 
 TESTS = """
 import pytest
-from pytest_pulsar_ha.runtime.topology import ClusterSpec
+from pytest_pulsar_ha.settings.clusters import ClusterSpec
 from conftest import POOL
 from pytest_pulsar_ha.runtime.environment_pool import topology_key
 
@@ -104,7 +104,7 @@ def test_bad_mark_arguments_are_usage_errors(pytester: pytest.Pytester, mark: st
     pytester.makepyfile(
         f"""
         import pytest
-        from pytest_pulsar_ha.runtime.topology import ClusterSpec
+        from pytest_pulsar_ha.settings.clusters import ClusterSpec
 
         @pytest.mark.pulsar_ha_clusters({mark})
         def test_x(pulsar_ha_marked_environment):

@@ -95,7 +95,7 @@ def test_loading_the_plugin_imports_no_heavy_module(pytester: pytest.Pytester) -
         import sys
 
         def test_light():
-            assert "pytest_pulsar_ha.plugin" in sys.modules
+            assert "pytest_pulsar_ha.pytest.plugin" in sys.modules
             heavy = [m for m in ("pulsar", "_pulsar", "pyspark", "pyarrow", "matplotlib") if m in sys.modules]
             assert heavy == []
         """

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pytest_pulsar_ha.history import PARTIAL_HISTORY, read_events_jsonl
-from pytest_pulsar_ha.runtime.pid_registry import PidRegistry
+from pytest_pulsar_ha.process.pid_registry import PidRegistry
 from pytest_pulsar_ha.settings import HaSettings
 from spark_checks import check_history
 

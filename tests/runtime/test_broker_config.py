@@ -1,7 +1,7 @@
-from pytest_pulsar_ha.runtime.backend import ListenerPlan
+from pytest_pulsar_ha.network.listeners import ListenerPlan
 from pytest_pulsar_ha.runtime.broker_config import render_config
 from pytest_pulsar_ha.runtime.embedded import standalone_settings
-from pytest_pulsar_ha.runtime.topology import ClusterSpec
+from pytest_pulsar_ha.settings.clusters import ClusterSpec
 
 
 def test_render_replaces_existing_keys_and_appends_new_ones() -> None:

@@ -8,9 +8,9 @@ import time
 import pulsar
 import pytest
 
+from pytest_pulsar_ha.process.readiness import http_get
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.runtime.readiness import http_get
-from pytest_pulsar_ha.runtime.topology import ordered_pairs
+from pytest_pulsar_ha.settings.clusters import ordered_pairs
 from pytest_pulsar_ha.workload.client_setup import create_with_retries
 from pytest_pulsar_ha.workload.replication_probe import prove_replication
 from tests.clients import receive_payloads

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_pulsar_ha.runtime import ports
+from pytest_pulsar_ha.process import ports
 
 
 def test_ports_are_distinct_free_and_below_the_ephemeral_range() -> None:

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from pytest_pulsar_ha.errors import StartupError
-from pytest_pulsar_ha.runtime.pid_registry import PidRegistry, process_start_ticks
-from pytest_pulsar_ha.runtime.ports import free_ports
-from pytest_pulsar_ha.runtime.processes import ManagedProcess
-from pytest_pulsar_ha.runtime.readiness import HttpWait, TcpWait
+from pytest_pulsar_ha.process.pid_registry import PidRegistry, process_start_ticks
+from pytest_pulsar_ha.process.ports import free_ports
+from pytest_pulsar_ha.process.processes import ManagedProcess
+from pytest_pulsar_ha.process.readiness import HttpWait, TcpWait
 
 
 def _alive(pid: int) -> bool:
@@ -43,8 +43,8 @@ def test_orphans_of_a_dead_owner_are_reaped_and_live_owners_are_not(tmp_path: Pa
     # An owner process that starts a group and dies without cleanup (as under SIGKILL).
     code = (
         "import sys; from pathlib import Path\n"
-        "from pytest_pulsar_ha.runtime.pid_registry import PidRegistry\n"
-        "from pytest_pulsar_ha.runtime.processes import ManagedProcess\n"
+        "from pytest_pulsar_ha.process.pid_registry import PidRegistry\n"
+        "from pytest_pulsar_ha.process.processes import ManagedProcess\n"
         f"r = PidRegistry(Path({str(tmp_path / 'run')!r}))\n"
         f"log = Path({str(tmp_path / 'o.log')!r})\n"
         "p = ManagedProcess('orphan', ['sleep', '300'], cwd=Path('.'), log_path=log, registry=r)\n"
@@ -143,7 +143,7 @@ def test_environment_marker_is_set(tmp_path: Path) -> None:
 def test_a_start_up_report_names_the_first_error_not_only_the_shutdown(tmp_path: Path) -> None:
     """A broker that fails to bind logs the reason early and then a screenful of shutdown lines: the report must
     carry the reason."""
-    from pytest_pulsar_ha.runtime.processes import first_errors
+    from pytest_pulsar_ha.process.processes import first_errors
 
     log = tmp_path / "stdout.log"
     log.write_text(

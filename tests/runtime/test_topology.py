@@ -1,7 +1,7 @@
 import pytest
 
 from pytest_pulsar_ha import ClusterSpec, ConfigurationError, parse_clusters
-from pytest_pulsar_ha.runtime.topology import ordered_pairs
+from pytest_pulsar_ha.settings.clusters import ordered_pairs
 
 
 def test_count_gives_default_names() -> None:

@@ -17,7 +17,7 @@ INNER_CONFTEST = """
 import pytest
 
 from pytest_pulsar_ha.scenario import ScenarioFailed
-from pytest_pulsar_ha.scenario.collect import RUNNER_KEY, collect_scenario_file
+from pytest_pulsar_ha.pytest.collect import RUNNER_KEY, collect_scenario_file
 
 
 def pytest_collect_file(parent, file_path):

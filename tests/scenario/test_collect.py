@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_pulsar_ha.pytest.collect import SCENARIO_FIXTURES, ScenarioItem
 from pytest_pulsar_ha.scenario import ScenarioCase
-from pytest_pulsar_ha.scenario.collect import SCENARIO_FIXTURES, ScenarioItem
 
 from .helpers import dedent, runner_calls
 
@@ -267,7 +267,7 @@ def test_a_missing_runner_fails_the_scenario_clearly(pytester: pytest.Pytester) 
         dedent(
             """
             import pytest
-            from pytest_pulsar_ha.scenario.collect import collect_scenario_file
+            from pytest_pulsar_ha.pytest.collect import collect_scenario_file
 
             def pytest_collect_file(parent, file_path):
                 return collect_scenario_file(parent, file_path)

@@ -11,7 +11,7 @@ CONFTEST = dedent(
     """
     import pytest
 
-    from pytest_pulsar_ha.scenario.collect import RUNNER_KEY, collect_scenario_file
+    from pytest_pulsar_ha.pytest.collect import RUNNER_KEY, collect_scenario_file
     from pytest_pulsar_ha.spec.errors import ExpectedScenarioFailure, ScenarioFailed
 
 

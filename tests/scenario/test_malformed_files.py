@@ -32,7 +32,7 @@ def test_the_doc_is_the_rendering_of_the_cases(tmp_path: Path) -> None:
 CONFTEST = """
 import pytest
 
-from pytest_pulsar_ha.scenario.collect import collect_scenario_file
+from pytest_pulsar_ha.pytest.collect import collect_scenario_file
 
 
 def pytest_collect_file(parent, file_path):

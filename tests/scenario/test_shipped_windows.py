@@ -23,12 +23,12 @@ import pytest
 from pulsar_ha_providers.failover_policy import DEFAULT_TOLERANCE_S, FailoverPolicy
 from pulsar_ha_providers.probes import default_probe_timeout
 from pytest_pulsar_ha.checks import evaluate
-from pytest_pulsar_ha.checks.faults import fault_label
 from pytest_pulsar_ha.history import ACK, FAULT_END, FAULT_START, Event
 from pytest_pulsar_ha.nemesis.kinds import QUIET_END_KINDS, fault_offsets, pinned_faults
 from pytest_pulsar_ha.nemesis.scheduler import Nemesis, ScheduledFault
 from pytest_pulsar_ha.nemesis.tick_grid import TickGrid
 from pytest_pulsar_ha.spec.expectations import MaxDuplicatesExpectation, SwitchBackExpectation, SwitchExpectation
+from pytest_pulsar_ha.spec.faults import fault_label
 from pytest_pulsar_ha.spec.loader import ScenarioCase, load_scenarios
 from pytest_pulsar_ha.spec.providers import AutoProvider, ControlledProvider, CustomProvider, JavaClient, NativeProvider
 

@@ -18,8 +18,8 @@ import time
 import urllib.parse
 from collections.abc import Mapping, Sequence
 
+from pytest_pulsar_ha.admin.client import AdminClient
 from pytest_pulsar_ha.errors import AdminError
-from pytest_pulsar_ha.runtime.admin import AdminClient
 
 SYNC_TENANT = "pulsar-ha"
 EVENT_NAMESPACE = f"{SYNC_TENANT}/metadata-sync"

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pytest_pulsar_ha.runtime.admin import AdminClient
+from pytest_pulsar_ha.admin.client import AdminClient
 
 PolicyName = Literal["message_ttl", "retention", "tenant_admin_roles"]
 POLICY_NAMES: tuple[PolicyName, ...] = ("message_ttl", "retention", "tenant_admin_roles")

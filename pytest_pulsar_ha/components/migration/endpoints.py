@@ -14,7 +14,7 @@ import urllib.parse
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_pulsar_ha.runtime.admin import AdminClient
+from pytest_pulsar_ha.admin.client import AdminClient
 
 BROKER_SCHEMES = {"brokerServiceUrl": "pulsar", "brokerServiceUrlTls": "pulsar+ssl"}
 WEB_SCHEMES = {"serviceUrl": "http", "serviceUrlTls": "https"}

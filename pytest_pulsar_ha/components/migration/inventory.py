@@ -13,9 +13,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_pulsar_ha.admin.client import AdminClient
 from pytest_pulsar_ha.components.migration.status import is_system_topic, topic_path, topics_of
 from pytest_pulsar_ha.errors import AdminError
-from pytest_pulsar_ha.runtime.admin import AdminClient
 
 SYSTEM_TENANTS = frozenset({"pulsar"})
 """Pulsar's own tenant (``pulsar/system``, the brokers' heartbeat namespaces): never migrated."""

@@ -45,6 +45,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from pytest_pulsar_ha.admin.client import AdminClient
 from pytest_pulsar_ha.components.migration.endpoints import ClusterEndpoint, target_url_problems
 from pytest_pulsar_ha.components.migration.inventory import (
     TopicInventory,
@@ -56,7 +57,6 @@ from pytest_pulsar_ha.components.migration.inventory import (
 )
 from pytest_pulsar_ha.components.migration.status import topic_path
 from pytest_pulsar_ha.errors import AdminError
-from pytest_pulsar_ha.runtime.admin import AdminClient
 
 MIGRATION_CHECK_KEY = "clusterMigrationCheckDurationSeconds"
 RUNTIME_CONFIGURATION = "brokers/configuration/runtime"

@@ -23,6 +23,7 @@ from __future__ import annotations
 import urllib.parse
 from collections.abc import Sequence
 
+from pytest_pulsar_ha.admin.client import AdminClient
 from pytest_pulsar_ha.components.migration.endpoints import ClusterEndpoint
 from pytest_pulsar_ha.components.migration.inventory import get_or_none, partitions_on
 from pytest_pulsar_ha.components.migration.preflight import (
@@ -31,7 +32,6 @@ from pytest_pulsar_ha.components.migration.preflight import (
     split_subscription_where,
 )
 from pytest_pulsar_ha.components.migration.status import topic_path
-from pytest_pulsar_ha.runtime.admin import AdminClient
 
 EARLIEST = {"ledgerId": -1, "entryId": -1, "partitionIndex": -1}
 LATEST = {"ledgerId": 2**63 - 1, "entryId": 2**63 - 1, "partitionIndex": -1}

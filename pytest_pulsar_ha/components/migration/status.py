@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_pulsar_ha.admin.client import AdminClient
 from pytest_pulsar_ha.errors import AdminError
-from pytest_pulsar_ha.runtime.admin import AdminClient
 
 
 @dataclass(frozen=True)

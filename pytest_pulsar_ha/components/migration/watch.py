@@ -8,9 +8,9 @@ import json
 import threading
 from collections.abc import Callable, Sequence
 
+from pytest_pulsar_ha.admin.client import AdminClient
 from pytest_pulsar_ha.components.migration.status import TopicStatus, topic_status
 from pytest_pulsar_ha.history import MIGRATED, MIGRATION_END, Event, now_ns
-from pytest_pulsar_ha.runtime.admin import AdminClient
 
 WATCH_PROCESS = "migration-watch"
 

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from pytest_pulsar_ha.components.metadata_sync.bootstrap import EVENT_TOPIC
+from pytest_pulsar_ha.process.processes import ManagedProcess
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.runtime.processes import ManagedProcess
-from pytest_pulsar_ha.runtime.topology import ClusterSpec
+from pytest_pulsar_ha.settings.clusters import ClusterSpec
 
 pytestmark = pytest.mark.real_clusters
 

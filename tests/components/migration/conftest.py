@@ -10,7 +10,7 @@ import pytest
 
 from pytest_pulsar_ha.components.migration import ClusterEndpoint
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.runtime.topology import ClusterSpec
+from pytest_pulsar_ha.settings.clusters import ClusterSpec
 
 MIGRATION_CLUSTERS = (
     ClusterSpec("blue", broker_settings={"clusterMigrationCheckDurationSeconds": "1"}),

@@ -56,7 +56,7 @@ def test_an_unreachable_blue_is_a_problem_not_a_usage_error(capsys: pytest.Captu
 
 def test_the_tokens_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     from pytest_pulsar_ha.cli import build_parser
-    from pytest_pulsar_ha.cli_migrate import migration_from_args
+    from pytest_pulsar_ha.cli.migrate import migration_from_args
 
     monkeypatch.setenv("PULSAR_HA_BLUE_TOKEN", "b-tok")
     monkeypatch.setenv("PULSAR_HA_CLIENT_TOKEN", "c-tok")

@@ -7,7 +7,7 @@ import pytest
 
 from pytest_pulsar_ha.components.migration import preflight
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.runtime.topology import ClusterSpec
+from pytest_pulsar_ha.settings.clusters import ClusterSpec
 from tests.components.migration.conftest import endpoint
 
 TOKEN_CLUSTERS = (

@@ -34,7 +34,7 @@ def _say(message: str) -> None:
 
 @pytest.fixture(scope="session")
 def docker_client() -> Iterator[docker.DockerClient]:
-    from pytest_pulsar_ha.runtime.docker_engine import engine_unreachable_reason
+    from pytest_pulsar_ha.provisioning.docker_engine import engine_unreachable_reason
 
     reason = engine_unreachable_reason()
     if reason is not None:
@@ -51,8 +51,8 @@ def docker_client() -> Iterator[docker.DockerClient]:
 @pytest.fixture(scope="session")
 def pulsar_image(docker_client: docker.DockerClient, pulsar_ha_settings: HaSettings) -> str:
     from pytest_pulsar_ha.provisioning import ensure_pulsar
+    from pytest_pulsar_ha.provisioning.docker_engine import ensure_image
     from pytest_pulsar_ha.provisioning.docker_image import ensure_local_pulsar_image
-    from pytest_pulsar_ha.runtime.docker_engine import ensure_image
 
     explicit = os.environ.get(TEST_IMAGE_ENV)
     if explicit:

@@ -12,6 +12,9 @@ import docker.errors
 import pytest
 
 from pytest_pulsar_ha.errors import StartupError
+from pytest_pulsar_ha.process.pid_registry import PidRegistry
+from pytest_pulsar_ha.process.ports import free_ports
+from pytest_pulsar_ha.process.readiness import HttpWait, TcpWait
 from pytest_pulsar_ha.runtime.docker_process import (
     LABEL_HOST,
     LABEL_NAME,
@@ -20,9 +23,6 @@ from pytest_pulsar_ha.runtime.docker_process import (
     ContainerPlan,
     ContainerProcess,
 )
-from pytest_pulsar_ha.runtime.pid_registry import PidRegistry
-from pytest_pulsar_ha.runtime.ports import free_ports
-from pytest_pulsar_ha.runtime.readiness import HttpWait, TcpWait
 
 pytestmark = pytest.mark.docker
 

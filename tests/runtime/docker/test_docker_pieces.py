@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from pytest_pulsar_ha.errors import ConfigurationError
+from pytest_pulsar_ha.process.pid_registry import RUN_ID_ENV
 from pytest_pulsar_ha.provisioning.docker_image import debian_mirror
 from pytest_pulsar_ha.runtime.docker_process import (
     LABEL_OWNER_PID,
@@ -16,7 +17,6 @@ from pytest_pulsar_ha.runtime.docker_process import (
     owner_labels,
 )
 from pytest_pulsar_ha.runtime.docker_reaper import owner_alive
-from pytest_pulsar_ha.runtime.pid_registry import RUN_ID_ENV
 from pytest_pulsar_ha.settings import HaSettings
 
 DEB822 = """\

@@ -12,10 +12,11 @@ from pathlib import Path
 import docker
 import pytest
 
+from pytest_pulsar_ha.runtime.backends import build_environment
 from pytest_pulsar_ha.runtime.docker_process import LABEL_NAME, LABEL_RUN, ContainerProcess
 from pytest_pulsar_ha.runtime.multi_broker import MultiBrokerNode
-from pytest_pulsar_ha.runtime.topology import ClusterSpec
-from pytest_pulsar_ha.settings import HaSettings, build_environment
+from pytest_pulsar_ha.settings import HaSettings
+from pytest_pulsar_ha.settings.clusters import ClusterSpec
 from pytest_pulsar_ha.workload.client_setup import create_with_retries
 from tests.clients import receive_payloads, send_until_acked
 

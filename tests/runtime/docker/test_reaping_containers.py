@@ -14,11 +14,11 @@ import docker
 import docker.errors
 import pytest
 
+from pytest_pulsar_ha.process.pid_registry import PidRegistry
 from pytest_pulsar_ha.runtime.docker_process import LABEL_OWNER_PID, LABEL_RUN, ContainerPlan, ContainerProcess
 from pytest_pulsar_ha.runtime.docker_reaper import reap_orphan_containers
-from pytest_pulsar_ha.runtime.pid_registry import PidRegistry
-from pytest_pulsar_ha.runtime.topology import ClusterSpec
 from pytest_pulsar_ha.settings import HaSettings
+from pytest_pulsar_ha.settings.clusters import ClusterSpec
 
 pytestmark = pytest.mark.docker
 
@@ -27,7 +27,7 @@ VICTIM = textwrap.dedent(
     import sys, time
     from pathlib import Path
     from pytest_pulsar_ha.runtime.docker_process import ContainerPlan, ContainerProcess
-    from pytest_pulsar_ha.runtime.pid_registry import PidRegistry
+    from pytest_pulsar_ha.process.pid_registry import PidRegistry
 
     work = Path(sys.argv[2])
     process = ContainerProcess(

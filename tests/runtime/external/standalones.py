@@ -13,13 +13,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from pytest_pulsar_ha.admin.client import AdminClient
+from pytest_pulsar_ha.process.pid_registry import PidRegistry
+from pytest_pulsar_ha.process.ports import LOOPBACK, free_ports
+from pytest_pulsar_ha.process.processes import ManagedProcess
+from pytest_pulsar_ha.process.readiness import AllOf, HttpWait, json_contains
 from pytest_pulsar_ha.provisioning import DEFAULT_PULSAR_VERSION, default_cache_dir, ensure_pulsar
-from pytest_pulsar_ha.runtime.admin import AdminClient
 from pytest_pulsar_ha.runtime.broker_config import write_config
-from pytest_pulsar_ha.runtime.pid_registry import PidRegistry
-from pytest_pulsar_ha.runtime.ports import LOOPBACK, free_ports
-from pytest_pulsar_ha.runtime.processes import ManagedProcess
-from pytest_pulsar_ha.runtime.readiness import AllOf, HttpWait, json_contains
 
 LISTENER = "pulsar_ha"
 

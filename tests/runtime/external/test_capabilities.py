@@ -10,8 +10,8 @@ import pytest
 from pytest_pulsar_ha.runtime.capabilities import Capabilities
 from pytest_pulsar_ha.runtime.external import ExternalBackend, UnsupportedFault, external_capabilities
 from pytest_pulsar_ha.runtime.external_clusters import load_clusters_file
-from pytest_pulsar_ha.runtime.topology import ClusterSpec
 from pytest_pulsar_ha.scenario import load_scenarios
+from pytest_pulsar_ha.settings.clusters import ClusterSpec
 
 ROOT = Path(__file__).resolve().parents[3]
 FILE = """\

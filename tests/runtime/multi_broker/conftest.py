@@ -9,9 +9,10 @@ from contextlib import AbstractContextManager, contextmanager
 
 import pytest
 
+from pytest_pulsar_ha.runtime.backends import build_environment
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.runtime.topology import ClusterSpec
-from pytest_pulsar_ha.settings import HaSettings, build_environment
+from pytest_pulsar_ha.settings import HaSettings
+from pytest_pulsar_ha.settings.clusters import ClusterSpec
 
 EnvironmentFactory = Callable[..., AbstractContextManager[PulsarHaEnvironment]]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_pulsar_ha import ClusterSpec, ConfigurationError, HaSettings
-from pytest_pulsar_ha.runtime.topology import MAX_BROKERS, parse_brokers
+from pytest_pulsar_ha.settings.clusters import MAX_BROKERS, parse_brokers
 
 PASSING = "def test_ok():\n    pass\n"
 

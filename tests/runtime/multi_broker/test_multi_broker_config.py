@@ -9,6 +9,7 @@ import pytest
 
 from pytest_pulsar_ha.errors import ConfigurationError
 from pytest_pulsar_ha.network.layout import ProxyLayout
+from pytest_pulsar_ha.process.pid_registry import PidRegistry
 from pytest_pulsar_ha.provisioning import PulsarDistribution
 from pytest_pulsar_ha.runtime.embedded import EmbeddedBackend, EmbeddedOptions, StandaloneNode
 from pytest_pulsar_ha.runtime.multi_broker import MultiBrokerNode
@@ -18,8 +19,7 @@ from pytest_pulsar_ha.runtime.multi_broker_config import (
     broker_settings,
     zookeeper_config,
 )
-from pytest_pulsar_ha.runtime.pid_registry import PidRegistry
-from pytest_pulsar_ha.runtime.topology import ClusterSpec
+from pytest_pulsar_ha.settings.clusters import ClusterSpec
 
 
 def _conf(path: Path) -> dict[str, str]:

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from pytest_pulsar_ha.admin.client import AdminClient
 from pytest_pulsar_ha.components.failure_domains import (
     GroupPlacement,
     anti_affinity_namespaces,
@@ -23,9 +24,8 @@ from pytest_pulsar_ha.components.failure_domains import (
     set_anti_affinity_group,
 )
 from pytest_pulsar_ha.components.placing import PIP7_BROKER_SETTINGS, place_namespaces
-from pytest_pulsar_ha.runtime.admin import AdminClient
 from pytest_pulsar_ha.runtime.cluster import Cluster
-from pytest_pulsar_ha.runtime.topology import ClusterSpec
+from pytest_pulsar_ha.settings.clusters import ClusterSpec
 
 from .conftest import EnvironmentFactory
 

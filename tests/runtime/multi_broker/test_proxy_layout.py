@@ -6,7 +6,7 @@ import itertools
 
 from pytest_pulsar_ha.network.layout import ProxyLayout
 from pytest_pulsar_ha.network.proxies import client_proxy, http_proxy, link_proxy
-from pytest_pulsar_ha.runtime.topology import ClusterSpec
+from pytest_pulsar_ha.settings.clusters import ClusterSpec
 
 SPECS = (ClusterSpec("cluster-a", brokers=2), ClusterSpec("cluster-b"), ClusterSpec("cluster-c", brokers=3))
 

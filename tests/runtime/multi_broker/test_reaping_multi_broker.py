@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from pytest_pulsar_ha.runtime.pid_registry import PidRecord, PidRegistry
+from pytest_pulsar_ha.process.pid_registry import PidRecord, PidRegistry
 from pytest_pulsar_ha.settings import HaSettings
 
 pytestmark = pytest.mark.real_clusters

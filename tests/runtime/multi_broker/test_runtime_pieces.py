@@ -14,16 +14,16 @@ from typing import Any
 
 import pytest
 
+from pytest_pulsar_ha.admin.failover import FailoverAdminClient
 from pytest_pulsar_ha.errors import AdminError, StartupError
 from pytest_pulsar_ha.network.layout import ProxyLayout
 from pytest_pulsar_ha.network.proxies import ProxyNetwork
-from pytest_pulsar_ha.runtime.admin_failover import FailoverAdminClient
+from pytest_pulsar_ha.process.pid_registry import PidRegistry
+from pytest_pulsar_ha.process.ports import free_ports
+from pytest_pulsar_ha.process.processes import ManagedProcess
+from pytest_pulsar_ha.process.readiness import ZooKeeperWait
 from pytest_pulsar_ha.runtime.cluster import Cluster
-from pytest_pulsar_ha.runtime.pid_registry import PidRegistry
-from pytest_pulsar_ha.runtime.ports import free_ports
-from pytest_pulsar_ha.runtime.processes import ManagedProcess
-from pytest_pulsar_ha.runtime.readiness import ZooKeeperWait
-from pytest_pulsar_ha.runtime.topology import ClusterSpec
+from pytest_pulsar_ha.settings.clusters import ClusterSpec
 
 
 class _Answer(http.server.BaseHTTPRequestHandler):

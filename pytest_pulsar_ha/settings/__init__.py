@@ -1,28 +1,25 @@
-"""Effective settings of a run (from pytest options, ini values, the CLI or code) and the factory for an environment."""
+"""Effective settings of a run (from pytest options, ini values, the CLI or code): plain data and its checks.
+The environment they describe is built by :func:`pytest_pulsar_ha.runtime.backends.build_environment`."""
 
 from __future__ import annotations
 
 import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pytest_pulsar_ha.errors import ConfigurationError
-from pytest_pulsar_ha.provisioning import DEFAULT_PULSAR_VERSION, default_cache_dir, ensure_pulsar, ensure_toxiproxy
-from pytest_pulsar_ha.provisioning.cache import Progress
-from pytest_pulsar_ha.runtime.pid_registry import PidRegistry
-from pytest_pulsar_ha.runtime.topology import ClusterSpec, default_names
-
-if TYPE_CHECKING:
-    from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
+from pytest_pulsar_ha.process.pid_registry import PidRegistry
+from pytest_pulsar_ha.provisioning import DEFAULT_PULSAR_VERSION, default_cache_dir
+from pytest_pulsar_ha.settings.clusters import ClusterSpec, default_names
 
 BACKENDS = ("embedded", "external", "docker")
+"""The built-in backends' names (:data:`pytest_pulsar_ha.runtime.backends.BACKENDS` holds how each is built)."""
 _MEMORY = re.compile(r"^\d+[mMgG]$")
 _VERSION = re.compile(r"^\d+\.\d+\.\d+$")
 
 
-def _print_progress(message: str) -> None:
+def print_progress(message: str) -> None:
+    """The default progress reporter: one ``[pulsar-ha]`` line on stderr."""
     import sys
 
     print(f"[pulsar-ha] {message}", file=sys.stderr, flush=True)
@@ -99,7 +96,7 @@ class HaSettings:
         """`` image=... toxiproxy=...`` on the docker backend, else ''."""
         if self.backend != "docker":
             return ""
-        from pytest_pulsar_ha.runtime.docker_backend import default_image
+        from pytest_pulsar_ha.provisioning.docker_image import default_image
 
         return f" image={self.image or default_image(self.pulsar_version)} toxiproxy={self.toxiproxy_image or 'binary'}"
 
@@ -112,59 +109,3 @@ class HaSettings:
 
     def registry(self) -> PidRegistry:
         return PidRegistry(self.cache_dir / "run")
-
-
-def build_environment(
-    settings: HaSettings,
-    *,
-    work_dir: Path | None = None,
-    registry: PidRegistry | None = None,
-    progress: Progress = _print_progress,
-) -> PulsarHaEnvironment:
-    """Provision what is missing, reap leftovers of killed runs, and return a not-yet-started environment."""
-    from pytest_pulsar_ha.runtime.embedded import EmbeddedBackend, EmbeddedOptions
-    from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
-
-    registry = registry or settings.registry()
-    for record in registry.reap_orphans():
-        progress(f"reaped leftover {record.name} (pgid {record.pgid}) of a run that was killed")
-    if settings.backend == "docker":
-        from pytest_pulsar_ha.runtime.docker_backend import build_docker_environment
-
-        work_dir = work_dir or Path(tempfile.mkdtemp(prefix="pulsar-ha-"))
-        return build_docker_environment(settings, work_dir=work_dir, registry=registry, progress=progress)
-    if settings.backend == "external":
-        return _external_environment(settings, work_dir, registry, progress)
-    distribution = ensure_pulsar(settings.pulsar_version, settings.cache_dir, progress)
-    toxiproxy = ensure_toxiproxy(settings.cache_dir, progress)
-    work_dir = work_dir or Path(tempfile.mkdtemp(prefix="pulsar-ha-"))
-    backend = EmbeddedBackend(
-        EmbeddedOptions(
-            distribution=distribution,
-            work_dir=work_dir,
-            registry=registry,
-            heap=settings.heap,
-            startup_timeout=settings.startup_timeout,
-        )
-    )
-    return PulsarHaEnvironment(
-        settings.clusters, backend, toxiproxy_binary=toxiproxy, work_dir=work_dir, registry=registry
-    )
-
-
-def _external_environment(
-    settings: HaSettings, work_dir: Path | None, registry: PidRegistry, progress: Progress
-) -> PulsarHaEnvironment:
-    """Clusters that run elsewhere (the clusters file): only toxiproxy is needed here."""
-    from pytest_pulsar_ha.runtime.external_clusters import load_clusters_file
-    from pytest_pulsar_ha.runtime.external_environment import build_external_environment
-
-    if settings.clusters_file is None:
-        raise ConfigurationError("backend=external needs a clusters file (--pulsar-ha-clusters-file)")
-    return build_external_environment(
-        settings.clusters,
-        load_clusters_file(settings.clusters_file),
-        toxiproxy_binary=ensure_toxiproxy(settings.cache_dir, progress),
-        work_dir=work_dir or Path(tempfile.mkdtemp(prefix="pulsar-ha-")),
-        registry=registry,
-    )

@@ -7,7 +7,7 @@ import urllib.error
 from collections.abc import Sequence
 from typing import Any
 
-from pytest_pulsar_ha.runtime.admin import AdminClient
+from pytest_pulsar_ha.admin.client import AdminClient
 
 
 class FailoverAdminClient(AdminClient):

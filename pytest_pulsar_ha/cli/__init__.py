@@ -1,5 +1,5 @@
 """The ``pulsar-ha`` command: provision, smoke-test the environment, serve a URL provider, reap leftovers, migrate
-(PIP-188, :mod:`pytest_pulsar_ha.cli_migrate`), sync metadata (PIP-136, :mod:`pytest_pulsar_ha.cli_metadata_sync`)."""
+(PIP-188, :mod:`pytest_pulsar_ha.cli.migrate`), sync metadata (PIP-136, :mod:`pytest_pulsar_ha.cli.metadata_sync`)."""
 
 from __future__ import annotations
 
@@ -10,13 +10,14 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from pytest_pulsar_ha.cli_metadata_sync import add_metadata_sync_parser
-from pytest_pulsar_ha.cli_migrate import add_migrate_parser
-from pytest_pulsar_ha.cli_nightly import add_nightly_parser
+from pytest_pulsar_ha.cli.metadata_sync import add_metadata_sync_parser
+from pytest_pulsar_ha.cli.migrate import add_migrate_parser
+from pytest_pulsar_ha.cli.nightly import add_nightly_parser
 from pytest_pulsar_ha.errors import PulsarHaError
 from pytest_pulsar_ha.provisioning import DEFAULT_PULSAR_VERSION, default_cache_dir, ensure_pulsar, ensure_toxiproxy
-from pytest_pulsar_ha.runtime.topology import parse_brokers, parse_clusters
-from pytest_pulsar_ha.settings import HaSettings, build_environment, check_heap, check_version
+from pytest_pulsar_ha.runtime.backends import build_environment
+from pytest_pulsar_ha.settings import HaSettings, check_heap, check_version
+from pytest_pulsar_ha.settings.clusters import parse_brokers, parse_clusters
 
 if TYPE_CHECKING:
     from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment

@@ -51,9 +51,9 @@ def add_metadata_sync_parser(sub: Any) -> None:
 def cmd_metadata_sync(args: argparse.Namespace) -> int:
     import pulsar
 
+    from pytest_pulsar_ha.admin.client import AdminClient
     from pytest_pulsar_ha.components.metadata_sync.documents import ClusterDocuments
     from pytest_pulsar_ha.components.metadata_sync.reference import ReferenceSynchronizer
-    from pytest_pulsar_ha.runtime.admin import AdminClient
 
     if not args.admin_url.startswith(("http://", "https://")):
         raise ConfigurationError(f"--admin-url {args.admin_url!r}: expected http://HOST:PORT")

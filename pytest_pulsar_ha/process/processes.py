@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from pytest_pulsar_ha.errors import StartupError
-from pytest_pulsar_ha.runtime.pid_registry import RUN_ID_ENV, PidRegistry, live_group_members
+from pytest_pulsar_ha.process.pid_registry import RUN_ID_ENV, PidRegistry, live_group_members
 
 
 def tail_lines(path: Path, count: int = 40) -> str:

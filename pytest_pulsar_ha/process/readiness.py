@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pytest_pulsar_ha.errors import StartupError
-from pytest_pulsar_ha.runtime.processes import ManagedProcess
+from pytest_pulsar_ha.process.processes import ManagedProcess
 
 
 class NotReady(Exception):
