@@ -25,8 +25,8 @@ from typing import Any
 
 from pytest_pulsar_ha import HaSettings, build_environment, parse_clusters
 from pytest_pulsar_ha.history import ACK, SWITCH, Event
+from pytest_pulsar_ha.run.conductor import execute
 from pytest_pulsar_ha.scenario import ScenarioError
-from pytest_pulsar_ha.scenario.runner import execute
 from pytest_pulsar_ha.spec.loader import ScenarioCase, load_scenarios
 
 TIMING_KINDS = ("switch", "switch_back")

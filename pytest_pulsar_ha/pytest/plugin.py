@@ -127,7 +127,7 @@ class PulsarHaState:
 
     @pytest.hookimpl(trylast=True)
     def pytest_pulsar_ha_run_scenario(self, item: pytest.Item, case: object) -> bool:
-        from pytest_pulsar_ha.scenario.runner import run_scenario
+        from pytest_pulsar_ha.pytest.runner import run_scenario
 
         run_scenario(item, case, record=self.results.append)  # type: ignore[arg-type]
         return True

@@ -14,7 +14,7 @@ import pytest
 from pytest_pulsar_ha.checks import CheckResult, evaluate
 from pytest_pulsar_ha.history import ACK, FAULT_END, FAULT_START, PROBE, SEND, Event
 from pytest_pulsar_ha.history import SWITCH as SWITCHED
-from pytest_pulsar_ha.scenario.provider_setup import ProviderSetup
+from pytest_pulsar_ha.run.provider import ProviderSetup
 from pytest_pulsar_ha.spec.loader import parse_scenarios
 from pytest_pulsar_ha.spec.scenario import Scenario
 
@@ -217,7 +217,7 @@ def test_an_unusable_history_fails_the_spark_expectations_with_the_reason(
 def test_a_switch_the_client_refused_is_in_the_history() -> None:
     from pulsar_ha_providers import EventHub, SwitchEvent, SwitchFailedEvent
     from pytest_pulsar_ha.history import SWITCH, SWITCH_FAILED, EventLog
-    from pytest_pulsar_ha.scenario.provider_setup import record_provider_events
+    from pytest_pulsar_ha.run.provider import record_provider_events
 
     hub = EventHub()
     hub.publish(SwitchFailedEvent("cluster-a", "cluster-b", "primary down for 2.0s", "update refused", ts=10.0))

@@ -11,7 +11,7 @@ import pytest
 
 from pytest_pulsar_ha.history import ACK, SEND, Event, EventLog
 from pytest_pulsar_ha.history.segments import ParquetSegments
-from pytest_pulsar_ha.scenario.soak import retained
+from pytest_pulsar_ha.run.parts.soak import retained
 
 
 def _event(i: int, kind: str = SEND) -> Event:

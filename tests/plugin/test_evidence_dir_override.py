@@ -19,7 +19,7 @@ scenarios:
 
 CONFTEST = """
 import pytest
-from pytest_pulsar_ha.scenario import runner as scenario_runner
+from pytest_pulsar_ha.pytest import runner as scenario_runner
 
 @pytest.fixture(scope="session")
 def pulsar_ha():

@@ -39,7 +39,7 @@ RANKS: dict[str, int] = {
     "report": 8,
     "run": 9,
     "nightly": 9,
-    "scenario": 9,  # what is left of it runs scenarios (runner, parts); its format moved to spec/
+    "scenario": 11,  # compatibility only: its format moved to spec/, its runner to run/ and pytest/
     "pytest": 10,
     "cli": 10,
     "plugin": 11,
@@ -57,6 +57,7 @@ COMPAT = {
     f"{PACKAGE}.scenario.factories",
     f"{PACKAGE}.scenario.schema",
     f"{PACKAGE}.scenario.reference",
+    f"{PACKAGE}.scenario.runner",
 }
 """Modules kept only so that documented old import paths still work: nothing inside the package imports them."""
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from pytest_pulsar_ha.scenario.java_client import driver_config
+from pytest_pulsar_ha.run.parts.java_client import driver_config
 from pytest_pulsar_ha.spec.errors import ScenarioError
 from pytest_pulsar_ha.spec.loader import parse_scenarios
 from pytest_pulsar_ha.spec.providers import JavaClient, PythonClient

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from pytest_pulsar_ha.run.conductor import execute
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.scenario.runner import execute
 from pytest_pulsar_ha.spec.loader import load_scenarios
 from pytest_pulsar_ha.workload.driver import Workload
 

@@ -13,6 +13,8 @@ from pytest_pulsar_ha.components.migration import ClusterEndpoint, rollback_migr
 from pytest_pulsar_ha.components.migration.status import topic_path
 from pytest_pulsar_ha.components.migration.watch import WATCH_PROCESS, MigrationWatch
 from pytest_pulsar_ha.history import MIGRATION_START, Event, now_ns
+from pytest_pulsar_ha.run.context import RunContext, expand_partitions
+from pytest_pulsar_ha.run.parts.base import Part
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
 from pytest_pulsar_ha.spec.faults import MigrateFault
 from pytest_pulsar_ha.spec.scenario import Scenario
@@ -100,3 +102,31 @@ class ScenarioMigrations:
                 rollback_migration(endpoint(self.env, fault.from_), namespaces)
             except Exception as exc:
                 self.errors.append(f"could not roll back the migration {fault.from_}->{fault.to}: {exc}")
+
+
+class Migrations(Part):
+    """PIP-188: the scenario's ``migrate`` entries prepared before the workload, rolled back once it stopped (a
+    scenario without one prepares and rolls back nothing; the nemesis reaches its entries through ``ctx``)."""
+
+    def __init__(self) -> None:
+        self.migrations: ScenarioMigrations | None = None
+
+    @classmethod
+    def of(cls, ctx: RunContext) -> Migrations:
+        return cls()
+
+    def prepare(self, ctx: RunContext) -> None:
+        if ctx.spaces is None:
+            raise RuntimeError("no namespaces: the Namespaces part must run before this one")
+        topics = expand_partitions(ctx.scenario, ctx.topics)
+        subscriptions = ctx.needs_plan().subscription_names()
+        self.migrations = ScenarioMigrations(
+            ctx.env, ctx.scenario, ctx.spaces.namespaces, topics, subscriptions, ctx.log.add
+        )
+        ctx.migrations = self.migrations
+        self.migrations.prepare()
+
+    def close(self, ctx: RunContext) -> None:
+        if self.migrations is not None:
+            self.migrations.rollback()  # last: after the clients stopped
+            ctx.problems.setdefault("migrations", []).extend(self.migrations.errors)

@@ -12,6 +12,8 @@ from pathlib import Path
 
 from pytest_pulsar_ha.history import FAULT_END, FAULT_START, SWITCH, SWITCH_FAILED, Event, EventLog
 from pytest_pulsar_ha.history.segments import ParquetSegments
+from pytest_pulsar_ha.run.context import RunContext
+from pytest_pulsar_ha.run.parts.base import Part
 from pytest_pulsar_ha.spec.modes import Soak
 
 STEERING_TYPES = frozenset({FAULT_START, FAULT_END, SWITCH, SWITCH_FAILED})
@@ -90,3 +92,21 @@ def soak_facts(log: EventLog, segments: ParquetSegments, sampler: MemorySampler,
         "soak memory": sampler.summary(),
         "soak drain": f"{drain_held} sequence numbers held at the end (acknowledged sends in flight)",
     }
+
+
+class SoakSampler(Part):
+    """A soak's evidence that memory stays bounded: the resident memory sampled throughout."""
+
+    def __init__(self) -> None:
+        self.sampler = MemorySampler()
+
+    @classmethod
+    def of(cls, ctx: RunContext) -> SoakSampler | None:
+        return cls() if ctx.scenario.soak is not None else None
+
+    def prepare(self, ctx: RunContext) -> None:
+        ctx.sampler = self.sampler
+        self.sampler.start()
+
+    def close(self, ctx: RunContext) -> None:
+        self.sampler.stop()

@@ -25,9 +25,12 @@ from pytest_pulsar_ha.components.failure_domains import (
 )
 from pytest_pulsar_ha.components.placing import place_namespaces
 from pytest_pulsar_ha.errors import AdminError
+from pytest_pulsar_ha.run.context import RunContext
+from pytest_pulsar_ha.run.parts.base import Part
+from pytest_pulsar_ha.run.parts.migrations import migrating_pairs
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.scenario.migrations import migrating_pairs
 from pytest_pulsar_ha.spec.scenario import Scenario
+from pytest_pulsar_ha.workload.driver import WorkloadPlan
 
 
 @dataclass(frozen=True)
@@ -120,3 +123,66 @@ def declare_domains(env: PulsarHaEnvironment, scenario: Scenario) -> dict[str, d
             delete_failure_domain(cluster.admin, cluster_name, stale)
         out[cluster_name] = declare_failure_domains(cluster, domains)
     return out
+
+
+# -- the parts -----------------------------------------------------------------------------------------------
+
+
+class FailureDomains(Part):
+    """PIP-7: the scenario's failure domains, declared before any namespace exists."""
+
+    @classmethod
+    def of(cls, ctx: RunContext) -> FailureDomains:
+        return cls()  # declares nothing without topology.failure_domains
+
+    def prepare(self, ctx: RunContext) -> None:
+        declare_domains(ctx.env, ctx.scenario)
+
+
+class Namespaces(Part):
+    """The workload's namespaces and topics (partitioned ones created on every cluster), and its plan."""
+
+    @classmethod
+    def of(cls, ctx: RunContext) -> Namespaces:
+        return cls()
+
+    def prepare(self, ctx: RunContext) -> None:
+        scenario, clusters = ctx.scenario, ctx.clusters
+        ctx.spaces = create_namespaces(ctx.env, scenario, clusters)
+        for namespace in ctx.spaces.namespaces:
+            for topic in scenario.workload.topics:
+                if topic.partitions:
+                    for name in clusters:
+                        path = f"persistent/{namespace}/{topic.name}/partitions"
+                        ctx.env.cluster(name).admin.put(path, topic.partitions)
+                ctx.topics.append(f"persistent://{namespace}/{topic.name}")
+        w = scenario.workload
+        ctx.plan = WorkloadPlan(
+            ctx.topics,
+            w.producers,
+            w.consumers,
+            w.subscription_type,
+            w.keys,
+            w.rate.per_second,
+            w.message_size.bytes,
+            w.duration.seconds,
+            w.replicated_subscriptions,
+            int(w.send_timeout.seconds * 1000),
+            ctx.seed,
+            w.consumer_delay.seconds,
+            w.initial_position,
+        )
+
+
+class GroupPlacement(Part):
+    """PIP-7: the group's namespaces placed one at a time, before the workload looks them all up at once."""
+
+    @classmethod
+    def of(cls, ctx: RunContext) -> GroupPlacement:
+        return cls()  # places nothing without workload.anti_affinity_group
+
+    def prepare(self, ctx: RunContext) -> None:
+        if ctx.spaces is None:
+            raise RuntimeError("no namespaces: the Namespaces part must run before this one")
+        first = ctx.scenario.workload.topics[0]  # its bundle is the namespace's (one bundle per namespace here)
+        place_group(ctx.env, ctx.spaces, first.name + ("-partition-0" if first.partitions else ""), ctx.clusters)

@@ -29,6 +29,9 @@ from pytest_pulsar_ha.components.metadata_sync.event_codec import MetadataEventE
 from pytest_pulsar_ha.components.metadata_sync.oracle import MetadataWrite, converged
 from pytest_pulsar_ha.components.metadata_sync.policies import POLICIES, canonical
 from pytest_pulsar_ha.history import METADATA_EVENT, METADATA_READ, METADATA_WRITE, Event, now_ns
+from pytest_pulsar_ha.run.context import RunContext
+from pytest_pulsar_ha.run.parts import stages
+from pytest_pulsar_ha.run.parts.base import Part
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
 from pytest_pulsar_ha.spec.workload import MetadataWrites
 
@@ -212,3 +215,39 @@ def _quiet_logger(env: PulsarHaEnvironment) -> Any:
     import pulsar
 
     return pulsar.FileLogger(pulsar.LoggerLevel.Warn, str(env.work_dir / "clients.log"))
+
+
+class Metadata(Part):
+    """PIP-136: metadata writes while the messages flow, read back on every cluster once they stop."""
+
+    start_stage = stages.WRITES
+    finish_stage = stages.SETTLE
+
+    def __init__(self) -> None:
+        self.metadata: ScenarioMetadata | None = None
+
+    @classmethod
+    def of(cls, ctx: RunContext) -> Metadata | None:
+        return cls() if ctx.scenario.workload.metadata is not None else None
+
+    def prepare(self, ctx: RunContext) -> None:
+        writes = ctx.scenario.workload.metadata
+        if writes is None or ctx.spaces is None:
+            raise RuntimeError("metadata writes need workload.metadata and the Namespaces part before this one")
+        duration_s = ctx.needs_plan().duration_s
+        self.metadata = ScenarioMetadata(
+            ctx.env, writes, ctx.spaces.namespaces[0], ctx.clusters, duration_s, ctx.log.add
+        )
+
+    def start(self, ctx: RunContext) -> None:
+        if self.metadata is not None:
+            self.metadata.start(ctx.t0)
+
+    def finish(self, ctx: RunContext) -> None:
+        if self.metadata is not None:
+            self.metadata.finish()
+
+    def close(self, ctx: RunContext) -> None:
+        if self.metadata is not None:
+            self.metadata.stop()
+            ctx.problems.setdefault("metadata", []).extend(self.metadata.errors)

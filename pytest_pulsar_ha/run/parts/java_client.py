@@ -14,8 +14,10 @@ from typing import Any
 from pytest_pulsar_ha.history import EventLog
 from pytest_pulsar_ha.provisioning import DEFAULT_PULSAR_VERSION, default_cache_dir
 from pytest_pulsar_ha.provisioning.java_driver import ensure_java_driver
+from pytest_pulsar_ha.run.context import RunContext
+from pytest_pulsar_ha.run.parts.base import Part
+from pytest_pulsar_ha.run.provider import ProviderSetup
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.scenario.provider_setup import ProviderSetup
 from pytest_pulsar_ha.spec.providers import AutoProvider, ControlledProvider, JavaClient, NoProvider
 from pytest_pulsar_ha.spec.scenario import Scenario
 from pytest_pulsar_ha.workload.driver import WorkloadPlan
@@ -116,3 +118,22 @@ def java_workload(
     config = driver_config(env, scenario, clusters, plan, url)
     workload = JavaWorkload(driver.command(evidence_dir / "java-driver.json"), config, log, evidence_dir, env.registry)
     return setup, workload
+
+
+class JavaDriver(Part):
+    """Java's provider and clients, in the Java driver's process (``client: {kind: java}``)."""
+
+    def __init__(self) -> None:
+        self.stack = ExitStack()
+
+    @classmethod
+    def of(cls, ctx: RunContext) -> JavaDriver | None:
+        return cls() if isinstance(ctx.scenario.client, JavaClient) else None
+
+    def prepare(self, ctx: RunContext) -> None:
+        ctx.provider, ctx.workload = java_workload(
+            ctx.env, ctx.scenario, ctx.clusters, ctx.needs_plan(), ctx.log, ctx.evidence_dir, self.stack
+        )
+
+    def close(self, ctx: RunContext) -> None:
+        self.stack.close()

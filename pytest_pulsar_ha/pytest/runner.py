@@ -1,0 +1,53 @@
+"""The runner of collected scenario tests: runs the case on the session's environment, records the result for
+the summary and index page, and turns a failed (or unexpectedly passing) scenario into a test failure with the
+evidence and a replay command."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pytest_pulsar_ha.checks.expected_failure import mismatches
+from pytest_pulsar_ha.report.result import ScenarioResult
+from pytest_pulsar_ha.run.conductor import execute
+from pytest_pulsar_ha.spec.loader import ScenarioCase
+
+__all__ = ["ScenarioResult", "execute", "run_scenario"]
+
+
+def run_scenario(item: Any, case: ScenarioCase, record: Callable[[ScenarioResult], None] | None = None) -> None:
+    """The runner of collected scenario tests (see :mod:`pytest_pulsar_ha.pytest.collect`); each result is
+    passed to ``record`` (the plugin's state keeps them for its summary and index page) before a failure is
+    raised."""
+    from pytest_pulsar_ha.spec.errors import ExpectedScenarioFailure, ScenarioFailed
+
+    config = item.config
+    seed_option = config.getoption("pulsar_ha_seed", None)
+    evidence_root: Path = item.getfixturevalue("pulsar_ha_evidence_dir")
+    safe_id = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in case.id)
+    result = execute(
+        case,
+        item.pulsar_ha,
+        evidence_dir=evidence_root / safe_id,
+        spark=lambda: item.getfixturevalue("pulsar_ha_spark"),
+        seed=int(seed_option) if seed_option is not None else None,
+    )
+    result.evidence_root = evidence_root
+    if record is not None:
+        record(result)
+    replay = f"replay: pytest '{item.nodeid}' --pulsar-ha-seed={result.seed}"
+    expect_failure = case.scenario.expect_failure
+    if expect_failure is not None and result.outcome == "failed" and not result.problems:
+        kinds = [e.kind for e in case.scenario.expect]
+        found = mismatches(expect_failure.names, expect_failure.measured, kinds, result.checks)
+        if not found:
+            result.outcome = "xfailed"
+            raise ExpectedScenarioFailure(f"expected failure ({expect_failure.reason}):\n{result.describe()}")
+        announced = ", ".join(expect_failure.names)
+        lines = "\n".join(f"  - {line}" for line in found)
+        raise ScenarioFailed(
+            f"not the announced failure (expect_failure names {announced}):\n{lines}\n{result.describe()}\n  {replay}"
+        )
+    if result.outcome != "passed":
+        raise ScenarioFailed(f"{result.describe()}\n  {replay}")

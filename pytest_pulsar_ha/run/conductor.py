@@ -1,0 +1,141 @@
+"""Run one scenario on an environment: the parts of :data:`~pytest_pulsar_ha.run.parts.PARTS` in one fixed loop,
+one history, then the checks.
+
+Health is checked before the faults and after them (steady state); every part is closed whatever happens (every
+fault undone). Switch windows and availability are measured from the history (which cluster acknowledged each
+send, read from the brokers' storage); loss, ordering and duplicates are decided by the Spark checks
+(:mod:`spark_checks`). A run ends as passed, failed, deviated (the environment did not come back to its steady
+state) or interrupted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+from pytest_pulsar_ha.checks import evaluate
+from pytest_pulsar_ha.checks.side_by_side import client_label, side_by_side
+from pytest_pulsar_ha.report.evidence import write_evidence
+from pytest_pulsar_ha.report.result import ScenarioResult
+from pytest_pulsar_ha.run.context import RunContext
+from pytest_pulsar_ha.run.history import store_for
+from pytest_pulsar_ha.run.parts import PARTS, RunPart
+from pytest_pulsar_ha.run.steady import STEADY_STATE_SECONDS, steady_state
+from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
+from pytest_pulsar_ha.spec.generate import with_drawn_faults
+from pytest_pulsar_ha.spec.loader import ScenarioCase
+from pytest_pulsar_ha.spec.scenario import Scenario
+
+
+def _refused(scenario: Scenario, env: PulsarHaEnvironment, clusters: list[str]) -> str | None:
+    """Why this environment cannot run the scenario (clusters missing, another auth), or None."""
+    missing = [n for n in clusters if n not in env.clusters]
+    if missing:
+        return (
+            f"the scenario needs clusters {', '.join(missing)}; this environment has {', '.join(env.names)} "
+            "(set --pulsar-ha-clusters to a list that includes them)"
+        )
+    wanted_auth = scenario.topology.auth
+    actual = {n: ("token" if env.cluster(n).token else "none") for n in clusters}
+    if any(mode != wanted_auth for mode in actual.values()):
+        return (
+            f"the scenario needs clusters with auth {wanted_auth}; this environment's are "
+            + ", ".join(f"{n}: {m}" for n, m in actual.items())
+            + f" (run it in a session started with --pulsar-ha-auth={wanted_auth})"
+        )
+    return None
+
+
+def execute(
+    case: ScenarioCase,
+    env: PulsarHaEnvironment,
+    *,
+    evidence_dir: Path,
+    spark: Callable[[], Any],
+    seed: int | None = None,
+) -> ScenarioResult:
+    """Run ``case`` on ``env``; write the evidence into ``evidence_dir``; return the result (never raises on a
+    failed expectation; raises KeyboardInterrupt after cleaning up)."""
+    seed = case.seed if seed is None else seed
+    scenario = with_drawn_faults(case.scenario, seed)  # `generate:` faults, drawn from this run's seed
+    result = ScenarioResult(case.id, "passed", seed)
+    clusters = list(scenario.topology.clusters or env.names)
+    refused = _refused(scenario, env, clusters)
+    if refused is not None:
+        result.outcome = "failed"
+        result.problems.append(refused)
+        return result
+    before = steady_state(env, clusters, 30)
+    if before:
+        result.outcome = "deviated"
+        result.problems += [f"steady state before the faults: {p}" for p in before]
+        return result
+
+    evidence_dir.mkdir(parents=True, exist_ok=True)
+    store = store_for(scenario, evidence_dir)
+    ctx = RunContext(case, scenario, seed, env, clusters, evidence_dir, store.log, result)
+    _run_parts(ctx)
+
+    result.problems += ctx.ordered_problems()
+    workload = ctx.needs_workload()
+    stuck = workload.hung_closes + [h for h in ctx.hung if h]  # the client's own failure, kept as evidence
+    result.problems += [f"the workload could not record a send's outcome: {e}" for e in workload.callback_errors]
+    after = steady_state(env, clusters, STEADY_STATE_SECONDS)
+    if after:
+        result.problems += [f"steady state after the faults: {p}" for p in after]
+    events, history = store.seal(ctx)
+    ctx.facts.update(
+        {
+            "scenario": case.id,
+            "file": f"{case.path}:{case.line}",
+            "seed": str(seed),
+            "clusters": ", ".join(clusters),
+            "provider": scenario.provider.kind,
+            "client": scenario.client.kind,
+            "events": str(ctx.log.count),
+        }
+    )
+    if scenario.generate is not None:
+        drawn = len(scenario.faults) - len(case.scenario.faults)
+        ctx.facts["drawn faults"] = f"{drawn} from seed {seed} (in faults above)"
+    if result.figures is not None:
+        ctx.facts["figures"] = "; ".join(result.figures.summary().splitlines())
+    if stuck:
+        ctx.facts["client stuck"] = "; ".join(stuck)
+    result.facts = ctx.ordered_facts()
+    if ctx.interrupted:
+        result.outcome = "interrupted"
+    else:
+        hit = ctx.hit() if ctx.hit is not None else None
+        result.checks = evaluate(scenario, events, history, spark, primary=ctx.needs_provider().primary, hit=hit)
+        if any(not c.ok for c in result.checks) or (result.problems and not after):
+            result.outcome = "failed"
+        if after:
+            result.outcome = "deviated"
+    label = client_label(scenario.client.kind, scenario.provider)
+    if store.keeps_messages:  # a soak keeps no message events in memory: its figures come from Spark only
+        result.side_by_side = side_by_side(case.id, label, events, result.figures)
+    write_evidence(result, events, evidence_dir)
+    if ctx.interrupted:
+        raise KeyboardInterrupt(f"scenario {case.id} interrupted; faults undone; evidence in {evidence_dir}")
+    return result
+
+
+def _run_parts(ctx: RunContext) -> None:
+    """The fixed loop: prepare the parts in table order (each one's close registered first), start them by stage,
+    wait out the workload, finish them by stage; close them all in reverse table order, whatever happens."""
+    parts: list[RunPart] = [part for factory in PARTS if (part := factory(ctx)) is not None]
+    with ExitStack() as stack:
+        for part in parts:
+            stack.callback(part.close, ctx)
+            part.prepare(ctx)
+        try:
+            for part in sorted(parts, key=lambda p: p.start_stage):
+                part.start(ctx)
+            ctx.sleep_until(ctx.t0 + ctx.needs_plan().duration_s)
+            for part in sorted(parts, key=lambda p: p.finish_stage):
+                part.finish(ctx)
+        except KeyboardInterrupt:
+            ctx.interrupted = True

@@ -1,0 +1,125 @@
+"""The conductor's fixed loop over the run parts (pure logic: fake parts, no clusters): prepare in table order with
+each close registered first, start and finish by stage, close in reverse whatever happens; and the real table's
+orders, which are today's run order (the redesign changed no behaviour)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any, ClassVar
+
+import pytest
+
+from pytest_pulsar_ha.run import conductor
+from pytest_pulsar_ha.run.context import FACT_ORDER, PROBLEM_ORDER, RunContext
+from pytest_pulsar_ha.run.parts import PARTS
+
+
+def context() -> RunContext:
+    ctx = RunContext(None, None, 1, None, [], None, None, None)  # type: ignore[arg-type]
+    ctx.plan = SimpleNamespace(duration_s=0.0)  # type: ignore[assignment]
+    return ctx
+
+
+def fake(name: str, calls: list[str], starts: int = 0, finishes: int = 0, fail: str = "") -> Any:
+    class Fake:
+        start_stage: ClassVar[int] = starts
+        finish_stage: ClassVar[int] = finishes
+
+        def prepare(self, ctx: RunContext) -> None:
+            calls.append(f"prepare {name}")
+            if fail == "prepare":
+                raise RuntimeError(name)
+
+        def start(self, ctx: RunContext) -> None:
+            calls.append(f"start {name}")
+            if fail == "start":
+                raise KeyboardInterrupt
+
+        def finish(self, ctx: RunContext) -> None:
+            calls.append(f"finish {name}")
+
+        def close(self, ctx: RunContext) -> None:
+            calls.append(f"close {name}")
+
+    return lambda ctx: Fake()
+
+
+def test_parts_prepare_in_table_order_run_by_stage_and_close_in_reverse(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    parts = (fake("a", calls, 20, 10), lambda ctx: None, fake("b", calls, 10, 30), fake("c", calls, 20, 20))
+    monkeypatch.setattr(conductor, "PARTS", parts)
+    conductor._run_parts(context())
+    assert calls == [
+        *("prepare a", "prepare b", "prepare c"),
+        *("start b", "start a", "start c"),  # by stage; a stage's parts in table order
+        *("finish a", "finish c", "finish b"),
+        *("close c", "close b", "close a"),
+    ]
+
+
+def test_a_part_that_fails_to_prepare_is_closed_with_those_before_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    monkeypatch.setattr(conductor, "PARTS", (fake("a", calls), fake("b", calls, fail="prepare"), fake("c", calls)))
+    with pytest.raises(RuntimeError, match="b"):
+        conductor._run_parts(context())
+    assert calls == ["prepare a", "prepare b", "close b", "close a"]
+
+
+def test_an_interrupt_while_running_closes_every_part_and_marks_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    monkeypatch.setattr(conductor, "PARTS", (fake("a", calls, 10), fake("b", calls, 20, fail="start")))
+    ctx = context()
+    conductor._run_parts(ctx)
+    assert ctx.interrupted
+    assert calls == ["prepare a", "prepare b", "start a", "start b", "close b", "close a"]
+
+
+def test_the_table_keeps_the_run_order() -> None:
+    """Close is today's unwinding: sampler, watches, nemesis, workload, metadata, clients, provider, rollback."""
+    names = [factory.__qualname__.split(".")[0] for factory in PARTS]
+    assert names == [
+        "FailureDomains",
+        "Namespaces",
+        "GroupPlacement",
+        "Migrations",
+        "Provider",
+        "PythonClient",
+        "JavaDriver",
+        "Metadata",
+        "WorkloadPart",
+        "NemesisPart",
+        "PlacementWatches",
+        "SoakSampler",
+        "Clock",
+        "Drain",
+    ]
+    classes = {factory.__qualname__.split(".")[0]: factory.__self__ for factory in PARTS}  # type: ignore[attr-defined]
+    starts = [n for n in sorted(classes, key=lambda n: classes[n].start_stage) if classes[n].start_stage]
+    finishes = [n for n in sorted(classes, key=lambda n: classes[n].finish_stage) if classes[n].finish_stage]
+    assert sorted(starts, key=lambda n: (classes[n].start_stage, names.index(n))) == [
+        "WorkloadPart",
+        "PlacementWatches",
+        "Clock",
+        "NemesisPart",
+        "Metadata",
+    ]
+    assert sorted(finishes, key=lambda n: (classes[n].finish_stage, names.index(n))) == [
+        "WorkloadPart",
+        "NemesisPart",
+        "Metadata",
+        "PlacementWatches",
+        "Drain",
+    ]
+
+
+def test_problems_and_facts_come_out_in_their_fixed_order() -> None:
+    ctx = context()
+    ctx.problem("metadata", "m")
+    ctx.problem("pip-999", "new")
+    ctx.problem("drain", "d")
+    ctx.problems.setdefault("nemesis", []).append("n")
+    assert ctx.ordered_problems() == ["d", "n", "m", "new"]
+    assert PROBLEM_ORDER[0] == "drain"
+    ctx.facts.update({"drain": "x", "zz": "last", "scenario": "s", "faults": "f"})
+    assert list(ctx.ordered_facts()) == ["scenario", "faults", "drain", "zz"]
+    assert FACT_ORDER.index("faults") < FACT_ORDER.index("drain")
