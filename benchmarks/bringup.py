@@ -28,7 +28,7 @@ from pytest_pulsar_ha.network.layout import ProxyLayout
 from pytest_pulsar_ha.process.ports import free_ports
 from pytest_pulsar_ha.process.readiness import AllOf, HttpWait, json_contains
 from pytest_pulsar_ha.provisioning import default_cache_dir, ensure_pulsar
-from pytest_pulsar_ha.runtime.multi_broker import MultiBrokerNode, Service
+from pytest_pulsar_ha.runtime.nodes.multi_broker import MultiBrokerNode, Service
 from pytest_pulsar_ha.settings.clusters import default_names
 
 

@@ -1,5 +1,5 @@
 """How often a killed ``pulsar standalone`` restarts into Pulsar's bookie-registration lock loop, and whether the
-embedded backend's graceful second start recovers it (``pytest_pulsar_ha.runtime.registration_loop``).
+embedded backend's graceful second start recovers it (``pytest_pulsar_ha.runtime.nodes.registration_loop``).
 
 Each round: send 20 messages to a fresh topic, SIGKILL the standalone, start it again (the backend's own
 ``start``: ready, then checked for the loop and restarted once more if it loops), then read the 20 messages

@@ -61,7 +61,7 @@ def cmd_reap(args: argparse.Namespace) -> int:
     for record in reaped:
         _say(f"killed leftover {record.name} (pgid {record.pgid}): {record.command}")
     _say(f"{len(reaped)} leftover process group(s) reaped")
-    from pytest_pulsar_ha.runtime.docker_reaper import reap_if_engine
+    from pytest_pulsar_ha.runtime.docker.reaper import reap_if_engine
 
     containers = reap_if_engine()  # the docker backend's, by label; nothing when no engine answers
     for container in containers:

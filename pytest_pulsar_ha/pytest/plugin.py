@@ -99,7 +99,7 @@ def settings_from_config(config: pytest.Config) -> HaSettings:
     backend = check_backend(*_value(config, "backend"))
     clusters_file: Path | None = None
     if backend == "external":  # the clusters, their auth and brokers are those of the file
-        from pytest_pulsar_ha.runtime.external_clusters import clusters_from_option
+        from pytest_pulsar_ha.runtime.external.clusters import clusters_from_option
 
         value, source = _value(config, "clusters_file")
         base = config.invocation_params.dir if source.startswith("--") else config.rootpath

@@ -64,7 +64,7 @@ def _build_embedded(
 def _build_docker(
     settings: HaSettings, work_dir: Path, registry: PidRegistry, progress: Progress
 ) -> PulsarHaEnvironment:
-    from pytest_pulsar_ha.runtime.docker_backend import build_docker_environment
+    from pytest_pulsar_ha.runtime.docker.backend import build_docker_environment
 
     return build_docker_environment(settings, work_dir=work_dir, registry=registry, progress=progress)
 
@@ -73,8 +73,8 @@ def _build_external(
     settings: HaSettings, work_dir: Path, registry: PidRegistry, progress: Progress
 ) -> PulsarHaEnvironment:
     """Clusters that run elsewhere (the clusters file): only toxiproxy is needed here."""
-    from pytest_pulsar_ha.runtime.external_clusters import load_clusters_file
-    from pytest_pulsar_ha.runtime.external_environment import build_external_environment
+    from pytest_pulsar_ha.runtime.external.clusters import load_clusters_file
+    from pytest_pulsar_ha.runtime.external.environment import build_external_environment
 
     if settings.clusters_file is None:
         raise ConfigurationError("backend=external needs a clusters file (--pulsar-ha-clusters-file)")
@@ -90,8 +90,8 @@ def _build_external(
 def _external_capabilities(settings: HaSettings) -> Capabilities | None:
     if settings.clusters_file is None:
         return None
-    from pytest_pulsar_ha.runtime.external import external_capabilities
-    from pytest_pulsar_ha.runtime.external_clusters import load_clusters_file
+    from pytest_pulsar_ha.runtime.external.backend import external_capabilities
+    from pytest_pulsar_ha.runtime.external.clusters import load_clusters_file
 
     return external_capabilities(load_clusters_file(settings.clusters_file))
 

@@ -239,3 +239,21 @@ def test_the_checker_sees_an_upward_import(tmp_path: Path) -> None:
     ]
     assert set(_violations(edges)) == {("spec.base", "runtime.cluster")}
     assert _cycles(edges) == [["runtime.cluster", "spec.base"]]
+
+
+BACKEND_PACKAGES = ("runtime.embedded", "runtime.docker", "runtime.external")
+
+
+def test_the_backends_do_not_import_each_other() -> None:
+    """Each backend stands beside the others behind the backends table; what two share lives in runtime/nodes."""
+
+    def backend(module: str) -> str | None:
+        short = _short(module)
+        return next((b for b in BACKEND_PACKAGES if short == b or short.startswith(b + ".")), None)
+
+    crossing = [
+        f"{_short(e.source)}:{e.line} imports {_short(e.target)}"
+        for e in _graph()
+        if backend(e.source) and backend(e.target) and backend(e.source) != backend(e.target)
+    ]
+    assert not crossing, "\n".join(crossing)

@@ -1,6 +1,6 @@
 from pytest_pulsar_ha.network.listeners import ListenerPlan
-from pytest_pulsar_ha.runtime.broker_config import render_config
-from pytest_pulsar_ha.runtime.embedded import standalone_settings
+from pytest_pulsar_ha.runtime.nodes.broker_config import render_config
+from pytest_pulsar_ha.runtime.nodes.standalone import standalone_settings
 from pytest_pulsar_ha.settings.clusters import ClusterSpec
 
 

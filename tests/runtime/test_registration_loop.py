@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_pulsar_ha.runtime.registration_loop import (
+from pytest_pulsar_ha.runtime.nodes.registration_loop import (
     LOOP_THRESHOLD,
     RegistrationLoop,
     RegistrationLoopWatch,

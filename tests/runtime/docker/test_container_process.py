@@ -15,7 +15,7 @@ from pytest_pulsar_ha.errors import StartupError
 from pytest_pulsar_ha.process.pid_registry import PidRegistry
 from pytest_pulsar_ha.process.ports import free_ports
 from pytest_pulsar_ha.process.readiness import HttpWait, TcpWait
-from pytest_pulsar_ha.runtime.docker_process import (
+from pytest_pulsar_ha.runtime.docker.process import (
     LABEL_HOST,
     LABEL_NAME,
     LABEL_OWNER_PID,

@@ -9,14 +9,14 @@ import pytest
 from pytest_pulsar_ha.errors import ConfigurationError
 from pytest_pulsar_ha.process.pid_registry import RUN_ID_ENV
 from pytest_pulsar_ha.provisioning.docker_image import debian_mirror
-from pytest_pulsar_ha.runtime.docker_process import (
+from pytest_pulsar_ha.runtime.docker.process import (
     LABEL_OWNER_PID,
     LABEL_OWNER_START,
     container_argv,
     container_env,
     owner_labels,
 )
-from pytest_pulsar_ha.runtime.docker_reaper import owner_alive
+from pytest_pulsar_ha.runtime.docker.reaper import owner_alive
 from pytest_pulsar_ha.settings import HaSettings
 
 DEB822 = """\

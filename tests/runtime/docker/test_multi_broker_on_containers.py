@@ -13,8 +13,8 @@ import docker
 import pytest
 
 from pytest_pulsar_ha.runtime.backends import build_environment
-from pytest_pulsar_ha.runtime.docker_process import LABEL_NAME, LABEL_RUN, ContainerProcess
-from pytest_pulsar_ha.runtime.multi_broker import MultiBrokerNode
+from pytest_pulsar_ha.runtime.docker.process import LABEL_NAME, LABEL_RUN, ContainerProcess
+from pytest_pulsar_ha.runtime.nodes.multi_broker import MultiBrokerNode
 from pytest_pulsar_ha.settings import HaSettings
 from pytest_pulsar_ha.settings.clusters import ClusterSpec
 from pytest_pulsar_ha.workload.client_setup import create_with_retries

@@ -15,8 +15,8 @@ import docker.errors
 import pytest
 
 from pytest_pulsar_ha.process.pid_registry import PidRegistry
-from pytest_pulsar_ha.runtime.docker_process import LABEL_OWNER_PID, LABEL_RUN, ContainerPlan, ContainerProcess
-from pytest_pulsar_ha.runtime.docker_reaper import reap_orphan_containers
+from pytest_pulsar_ha.runtime.docker.process import LABEL_OWNER_PID, LABEL_RUN, ContainerPlan, ContainerProcess
+from pytest_pulsar_ha.runtime.docker.reaper import reap_orphan_containers
 from pytest_pulsar_ha.settings import HaSettings
 from pytest_pulsar_ha.settings.clusters import ClusterSpec
 
@@ -26,7 +26,7 @@ VICTIM = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from pytest_pulsar_ha.runtime.docker_process import ContainerPlan, ContainerProcess
+    from pytest_pulsar_ha.runtime.docker.process import ContainerPlan, ContainerProcess
     from pytest_pulsar_ha.process.pid_registry import PidRegistry
 
     work = Path(sys.argv[2])
@@ -70,7 +70,7 @@ def _exists(client: docker.DockerClient, container_id: str) -> bool:
 def test_the_next_run_removes_the_containers_of_a_killed_run(
     tmp_path: Path, pulsar_image: str, docker_client: docker.DockerClient, pulsar_ha_settings: HaSettings
 ) -> None:
-    from pytest_pulsar_ha.runtime.docker_backend import build_docker_environment
+    from pytest_pulsar_ha.runtime.docker.backend import build_docker_environment
 
     left = _killed_run(tmp_path, pulsar_image)
     assert docker_client.containers.get(left).status == "running"  # nobody stopped it

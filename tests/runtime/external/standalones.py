@@ -19,7 +19,7 @@ from pytest_pulsar_ha.process.ports import LOOPBACK, free_ports
 from pytest_pulsar_ha.process.processes import ManagedProcess
 from pytest_pulsar_ha.process.readiness import AllOf, HttpWait, json_contains
 from pytest_pulsar_ha.provisioning import DEFAULT_PULSAR_VERSION, default_cache_dir, ensure_pulsar
-from pytest_pulsar_ha.runtime.broker_config import write_config
+from pytest_pulsar_ha.runtime.nodes.broker_config import write_config
 
 LISTENER = "pulsar_ha"
 

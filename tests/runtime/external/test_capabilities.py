@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from pytest_pulsar_ha.runtime.capabilities import Capabilities
-from pytest_pulsar_ha.runtime.external import ExternalBackend, UnsupportedFault, external_capabilities
-from pytest_pulsar_ha.runtime.external_clusters import load_clusters_file
+from pytest_pulsar_ha.runtime.external.backend import ExternalBackend, UnsupportedFault, external_capabilities
+from pytest_pulsar_ha.runtime.external.clusters import load_clusters_file
 from pytest_pulsar_ha.scenario import load_scenarios
 from pytest_pulsar_ha.settings.clusters import ClusterSpec
 
@@ -107,7 +107,7 @@ class _RecordingToxiproxy:
 def test_an_outage_cuts_clients_only_and_refuses_to_pretend_it_cut_replication(tmp_path: Path) -> None:
     from pytest_pulsar_ha.network.layout import BrokerRoute, ProxyLayout
     from pytest_pulsar_ha.network.proxies import ProxyNetwork
-    from pytest_pulsar_ha.runtime.external_environment import ExternalClusterView
+    from pytest_pulsar_ha.runtime.external.environment import ExternalClusterView
 
     path = tmp_path / "clusters.yaml"
     path.write_text(FILE.replace("ROUTE_B", "direct").replace("'pulsar://h:3'", "'pulsar+ssl://h:3'"))

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_pulsar_ha.runtime.external_clusters import ClustersFileError, clusters_from_option, load_clusters_file
+from pytest_pulsar_ha.runtime.external.clusters import ClustersFileError, clusters_from_option, load_clusters_file
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "external-clusters.yaml"
 

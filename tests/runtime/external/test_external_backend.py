@@ -17,8 +17,8 @@ import pytest
 
 from pytest_pulsar_ha.process.pid_registry import PidRegistry
 from pytest_pulsar_ha.provisioning import default_cache_dir, ensure_toxiproxy
-from pytest_pulsar_ha.runtime.external_clusters import load_clusters_file
-from pytest_pulsar_ha.runtime.external_environment import ExternalEnvironment
+from pytest_pulsar_ha.runtime.external.clusters import load_clusters_file
+from pytest_pulsar_ha.runtime.external.environment import ExternalEnvironment
 from tests.runtime.external.standalones import HandStarted, clusters_file, hand_started_pair
 
 pytestmark = pytest.mark.real_clusters

@@ -11,14 +11,15 @@ from pytest_pulsar_ha.errors import ConfigurationError
 from pytest_pulsar_ha.network.layout import ProxyLayout
 from pytest_pulsar_ha.process.pid_registry import PidRegistry
 from pytest_pulsar_ha.provisioning import PulsarDistribution
-from pytest_pulsar_ha.runtime.embedded import EmbeddedBackend, EmbeddedOptions, StandaloneNode
-from pytest_pulsar_ha.runtime.multi_broker import MultiBrokerNode
-from pytest_pulsar_ha.runtime.multi_broker_config import (
+from pytest_pulsar_ha.runtime.embedded import EmbeddedBackend, EmbeddedOptions
+from pytest_pulsar_ha.runtime.nodes.multi_broker import MultiBrokerNode
+from pytest_pulsar_ha.runtime.nodes.multi_broker_config import (
     ServicePorts,
     bookie_settings,
     broker_settings,
     zookeeper_config,
 )
+from pytest_pulsar_ha.runtime.nodes.standalone import StandaloneNode
 from pytest_pulsar_ha.settings.clusters import ClusterSpec
 
 

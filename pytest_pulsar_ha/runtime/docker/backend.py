@@ -2,7 +2,7 @@
 
 It is the embedded backend with another process runner: the same nodes write the same conf files, pick the same
 ports and wait on the same readiness checks; each process runs in a container of the image
-(:class:`~pytest_pulsar_ha.runtime.docker_process.ContainerProcess`) with host networking, so toxiproxy, the
+(:class:`~pytest_pulsar_ha.runtime.docker.process.ContainerProcess`) with host networking, so toxiproxy, the
 listeners and every fault are exactly those of the embedded backend and all traffic stays on loopback. The conf
 templates come from the image itself (``/pulsar/conf``, copied out once per image), so the host needs no Java, no
 Maven and no Pulsar distribution; toxiproxy is the binary as for the embedded backend (Go builds it) or, with a
@@ -25,10 +25,10 @@ from pytest_pulsar_ha.process.pid_registry import PidRegistry
 from pytest_pulsar_ha.provisioning.cache import Progress
 from pytest_pulsar_ha.provisioning.docker_image import default_image, local_pulsar_image
 from pytest_pulsar_ha.provisioning.pulsar_distribution import PulsarDistribution
-from pytest_pulsar_ha.runtime.docker_process import ContainerPlan, ContainerProcess
-from pytest_pulsar_ha.runtime.embedded import StandaloneNode, create_node
-from pytest_pulsar_ha.runtime.embedded_common import EmbeddedOptions
-from pytest_pulsar_ha.runtime.multi_broker import MultiBrokerNode
+from pytest_pulsar_ha.runtime.docker.process import ContainerPlan, ContainerProcess
+from pytest_pulsar_ha.runtime.nodes.common import EmbeddedOptions
+from pytest_pulsar_ha.runtime.nodes.multi_broker import MultiBrokerNode
+from pytest_pulsar_ha.runtime.nodes.standalone import StandaloneNode, create_node
 from pytest_pulsar_ha.settings.clusters import ClusterSpec
 
 if TYPE_CHECKING:
@@ -138,7 +138,7 @@ def build_docker_environment(
     """A not-yet-started environment on the docker backend (containers of a killed run reaped first)."""
     from pytest_pulsar_ha.provisioning import ensure_toxiproxy
     from pytest_pulsar_ha.provisioning.docker_engine import connect, ensure_image
-    from pytest_pulsar_ha.runtime.docker_reaper import reap_orphan_containers
+    from pytest_pulsar_ha.runtime.docker.reaper import reap_orphan_containers
     from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
 
     client = connect()

@@ -1,7 +1,7 @@
 """Containers left by a killed run, removed by label (testcontainers' Ryuk needs a registry; this does not).
 
 Every container of the docker backend carries the run id, the owning process (pid and start time) and the host
-(:func:`pytest_pulsar_ha.runtime.docker_process.owner_labels`). A container of this host whose owner is gone
+(:func:`pytest_pulsar_ha.runtime.docker.process.owner_labels`). A container of this host whose owner is gone
 belongs to a run that died without its teardown (SIGKILL): it is removed. Containers of live runs, of other
 hosts on a shared engine, and containers without these labels are never touched.
 """
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pytest_pulsar_ha.process.pid_registry import process_start_ticks
-from pytest_pulsar_ha.runtime.docker_process import (
+from pytest_pulsar_ha.runtime.docker.process import (
     LABEL_HOST,
     LABEL_NAME,
     LABEL_OWNER_PID,

@@ -15,7 +15,7 @@ from pytest_pulsar_ha.errors import PulsarHaError, StartupError
 from pytest_pulsar_ha.network.listeners import ListenerPlan
 from pytest_pulsar_ha.process.readiness import http_get
 from pytest_pulsar_ha.runtime.capabilities import Capabilities
-from pytest_pulsar_ha.runtime.external_clusters import ExternalCluster, LoadedClusters
+from pytest_pulsar_ha.runtime.external.clusters import ExternalCluster, LoadedClusters
 from pytest_pulsar_ha.settings.clusters import ClusterSpec
 
 BACKEND = "external"

@@ -8,7 +8,7 @@ paths (conf files, data and logs keep their host paths, and survive a kill). Pul
 inside, its output appended to the same log file as a local process's. Faults go through the Docker API: kill =
 ``docker kill`` (SIGKILL, the container is kept and started again on the same data), pause = ``docker pause`` (the
 cgroup freezer: every thread of the container at once). Every container carries the run id, the owning
-process and this host as labels; :mod:`pytest_pulsar_ha.runtime.docker_reaper` removes those whose owner died.
+process and this host as labels; :mod:`pytest_pulsar_ha.runtime.docker.reaper` removes those whose owner died.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from typing import Protocol
 from pytest_pulsar_ha.process.pid_registry import PidRegistry
 from pytest_pulsar_ha.process.processes import ManagedProcess
 from pytest_pulsar_ha.provisioning import PulsarDistribution
-from pytest_pulsar_ha.runtime.tokens import create_token, new_secret_key
+from pytest_pulsar_ha.runtime.nodes.tokens import create_token, new_secret_key
 
 # Sized so that three clusters and a local Spark job fit in 24 GiB on 2 cores.
 DEFAULT_HEAP = "512m"

@@ -26,8 +26,8 @@ from pytest_pulsar_ha.process.pid_registry import PidRegistry
 from pytest_pulsar_ha.process.ports import LOOPBACK, free_ports
 from pytest_pulsar_ha.runtime.cluster import Cluster
 from pytest_pulsar_ha.runtime.environment import GEO_TENANT, PulsarHaEnvironment
-from pytest_pulsar_ha.runtime.external import BACKEND, ExternalBackend, ExternalClusterNode, UnsupportedFault
-from pytest_pulsar_ha.runtime.external_clusters import ExternalCluster, LoadedClusters
+from pytest_pulsar_ha.runtime.external.backend import BACKEND, ExternalBackend, ExternalClusterNode, UnsupportedFault
+from pytest_pulsar_ha.runtime.external.clusters import ExternalCluster, LoadedClusters
 from pytest_pulsar_ha.settings.clusters import ClusterSpec
 
 ROUTE_CHECK_SEND_TIMEOUT_MS = 3000

@@ -1,4 +1,5 @@
-"""The embedded backend: each cluster is a local ``bin/pulsar standalone`` process on loopback ports."""
+"""A 1-broker cluster as one ``bin/pulsar standalone`` process (local, or in a container), and the choice between it
+and ZooKeeper + bookie + brokers (:func:`create_node`)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from pytest_pulsar_ha.errors import ConfigurationError, StartupError
 from pytest_pulsar_ha.network.listeners import INTERNAL_LISTENER, ListenerPlan
 from pytest_pulsar_ha.process.ports import LOOPBACK
 from pytest_pulsar_ha.process.readiness import AllOf, HttpWait, WaitStrategy, json_contains
-from pytest_pulsar_ha.runtime.broker_config import write_config
-from pytest_pulsar_ha.runtime.embedded_common import (
+from pytest_pulsar_ha.runtime.nodes.broker_config import write_config
+from pytest_pulsar_ha.runtime.nodes.common import (
     ADMIN_ROLE,
     DEFAULT_DIRECT_MEMORY,
     DEFAULT_HEAP,
@@ -20,9 +21,9 @@ from pytest_pulsar_ha.runtime.embedded_common import (
     new_cluster_key,
     token_settings,
 )
-from pytest_pulsar_ha.runtime.multi_broker import MultiBrokerNode
-from pytest_pulsar_ha.runtime.multi_broker_config import broker_id
-from pytest_pulsar_ha.runtime.registration_loop import RegistrationLoop, RegistrationLoopWatch, log_size
+from pytest_pulsar_ha.runtime.nodes.multi_broker import MultiBrokerNode
+from pytest_pulsar_ha.runtime.nodes.multi_broker_config import broker_id
+from pytest_pulsar_ha.runtime.nodes.registration_loop import RegistrationLoop, RegistrationLoopWatch, log_size
 from pytest_pulsar_ha.settings.clusters import ClusterSpec
 
 __all__ = [
@@ -30,7 +31,6 @@ __all__ = [
     "DEFAULT_DIRECT_MEMORY",
     "DEFAULT_HEAP",
     "TOKEN_PLUGIN",
-    "EmbeddedBackend",
     "EmbeddedOptions",
     "StandaloneNode",
     "standalone_settings",
@@ -162,7 +162,7 @@ class StandaloneNode:
 
     def start(self) -> None:
         """Start it and wait until it is ready. A restart that falls into Pulsar's bookie-registration lock loop
-        (:mod:`pytest_pulsar_ha.runtime.registration_loop`) is stopped gracefully and started once more."""
+        (:mod:`pytest_pulsar_ha.runtime.nodes.registration_loop`) is stopped gracefully and started once more."""
         restart = self.starts > 0
         try:
             self._start_ready(restart)
@@ -212,25 +212,6 @@ class StandaloneNode:
 
     def log_tail(self, lines: int = 40) -> str:
         return self.process.log_tail(lines)
-
-
-class EmbeddedBackend:
-    """Local ``pulsar standalone`` processes; the default backend."""
-
-    name = "embedded"
-
-    def __init__(self, options: EmbeddedOptions) -> None:
-        self.options = options
-
-    def describe(self) -> str:
-        dist = self.options.distribution
-        return (
-            f"embedded (local processes: a standalone per 1-broker cluster, ZooKeeper + bookie + brokers otherwise; "
-            f"Pulsar {dist.version} at {dist.home}, heap {self.options.heap})"
-        )
-
-    def create(self, spec: ClusterSpec, plans: Sequence[ListenerPlan]) -> StandaloneNode | MultiBrokerNode:
-        return create_node(spec, plans, self.options)
 
 
 def create_node(

@@ -19,9 +19,9 @@ from pytest_pulsar_ha.network.listeners import ListenerPlan
 from pytest_pulsar_ha.process.ports import LOOPBACK, free_ports
 from pytest_pulsar_ha.process.processes import ManagedProcess
 from pytest_pulsar_ha.process.readiness import AllOf, HttpWait, WaitStrategy, ZooKeeperWait, json_contains
-from pytest_pulsar_ha.runtime.broker_config import write_config
-from pytest_pulsar_ha.runtime.embedded_common import EmbeddedOptions, new_cluster_key
-from pytest_pulsar_ha.runtime.multi_broker_config import (
+from pytest_pulsar_ha.runtime.nodes.broker_config import write_config
+from pytest_pulsar_ha.runtime.nodes.common import EmbeddedOptions, new_cluster_key
+from pytest_pulsar_ha.runtime.nodes.multi_broker_config import (
     BOOKIE_MEM,
     BROKER_DIRECT_MEMORY,
     TOOL_MEM,

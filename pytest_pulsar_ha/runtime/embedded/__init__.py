@@ -1,0 +1,33 @@
+"""The embedded backend, the default: each cluster runs as local processes on loopback ports (a ``pulsar
+standalone`` per 1-broker cluster, ZooKeeper + bookie + brokers otherwise)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pytest_pulsar_ha.network.listeners import ListenerPlan
+from pytest_pulsar_ha.runtime.nodes.common import EmbeddedOptions
+from pytest_pulsar_ha.runtime.nodes.multi_broker import MultiBrokerNode
+from pytest_pulsar_ha.runtime.nodes.standalone import StandaloneNode, create_node
+from pytest_pulsar_ha.settings.clusters import ClusterSpec
+
+__all__ = ["EmbeddedBackend", "EmbeddedOptions"]
+
+
+class EmbeddedBackend:
+    """Local ``pulsar standalone`` processes; the default backend."""
+
+    name = "embedded"
+
+    def __init__(self, options: EmbeddedOptions) -> None:
+        self.options = options
+
+    def describe(self) -> str:
+        dist = self.options.distribution
+        return (
+            f"embedded (local processes: a standalone per 1-broker cluster, ZooKeeper + bookie + brokers otherwise; "
+            f"Pulsar {dist.version} at {dist.home}, heap {self.options.heap})"
+        )
+
+    def create(self, spec: ClusterSpec, plans: Sequence[ListenerPlan]) -> StandaloneNode | MultiBrokerNode:
+        return create_node(spec, plans, self.options)
