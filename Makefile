@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTEST_ARGS ?=
 
-.PHONY: setup provision demo scenarios smoke test lint unit bench reap multi-broker migration-chaos nightly soak side-by-side
+.PHONY: setup provision demo scenarios smoke test lint docs unit bench reap multi-broker migration-chaos nightly soak side-by-side
 
 setup: $(VENV)/.installed provision
 
@@ -37,7 +37,7 @@ scenarios: setup
 	$(PY) -m pytest scenarios -m "not wedges_client and not nightly_demo and not soak" -p no:cacheprovider $(PYTEST_ARGS)
 
 # The PIP-7 scenarios and tests alone (4-broker clusters, 9-12 minutes; `make test` runs them too), then the
-# tests marked `unsettled`: not reliable enough for `make test` yet (README, "Development").
+# tests marked `unsettled`: not reliable enough for `make test` yet (docs/development.md).
 multi-broker: setup
 	$(PY) -m pytest scenarios/multi-broker tests/runtime/multi_broker tests/runtime/docker/test_multi_broker_on_containers.py -p no:cacheprovider $(PYTEST_ARGS)
 	$(PY) -m pytest tests -m unsettled -p no:cacheprovider $(PYTEST_ARGS)
@@ -49,13 +49,13 @@ migration-chaos: setup
 		$(PY) -m pytest "$$id" -p no:cacheprovider $(PYTEST_ARGS) || status=1; done; exit $$status
 
 # A short nightly profile (about 30 minutes here): rounds of the drawn-fault scenarios, each with a fresh seed,
-# until the budget is spent; then the trend page across every night kept in reports/nightly (README, "Nightly").
+# until the budget is spent; then the trend page across every night kept in reports/nightly (docs/how-to/nightly.md).
 NIGHTLY_FOR ?= 30m
 nightly: setup
 	$(VENV)/bin/pulsar-ha nightly run --results reports/nightly --for $(NIGHTLY_FOR) -- \
 		scenarios/generated-chaos.pulsar-ha.yaml scenarios/nightly -m "not wedges_client" $(PYTEST_ARGS)
 
-# The 20-minute soak (faults drawn throughout, history streamed to Parquet, checked on Spark; README, "Soaks").
+# The 20-minute soak (faults drawn throughout, history streamed to Parquet, checked on Spark; docs/how-to/soaks.md).
 # SPARK_MASTER=spark://host:port sends the checks to a Spark cluster instead of local[*]; then the test of the checks
 # on a Spark standalone cluster started here (mark spark_cluster).
 SPARK_MASTER ?=
@@ -76,9 +76,14 @@ lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
+	$(VENV)/bin/mkdocs build --strict --quiet
+
+# The documentation site (docs/, mkdocs.yml) into build/site; --strict fails on a broken link or a missing page.
+docs: $(VENV)/.installed
+	$(VENV)/bin/mkdocs build --strict
 
 # Short tracebacks: a failure's own lines, then what the brokers logged meanwhile (the plugin adds them).
-# What make test leaves out, each with its reason and its command: README, "What make test leaves out, and why".
+# What make test leaves out, each with its reason and its command: docs/development.md, "What make test leaves out, and why".
 KEPT_OUT := unsettled or wedges_client or nightly_demo or heavy or soak or side_by_side or spark_cluster or matrix
 test: setup lint
 	$(PY) -m pytest -m "not ($(KEPT_OUT))" --tb=short --durations=10 $(PYTEST_ARGS)

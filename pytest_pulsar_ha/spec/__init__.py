@@ -1,7 +1,7 @@
 """The scenario format: the typed model of one entry of a ``*.pulsar-ha.yaml`` file, its loader, its JSON Schema.
 
-The format is described in ``scenarios/README.md``. The model's parts are typed in their own modules (topology,
-providers, workload, faults, expectations, modes, generate), its cross-field rules listed in
+The format is described in ``docs/reference/scenario-format.md``. The model's parts are typed in their own
+modules (topology, providers, workload, faults, expectations, modes, generate), its cross-field rules listed in
 :mod:`pytest_pulsar_ha.spec.rules`. This layer imports nothing of the runtime, the checks or pytest.
 """
 

@@ -2,7 +2,7 @@
 
 One source of truth: the constraints declared in :mod:`.model` (``Field(ge=..., le=...)``, :class:`AboveZero`,
 literals, patterns) validate the files, produce the JSON Schema (pydantic) and, through :func:`valid_values`, the
-error messages for numbers out of range and the "valid values" column of ``scenarios/README.md``.
+error messages for numbers out of range and the "valid values" column of ``docs/reference/scenario-format.md``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""README's table of what `make test` leaves out lists exactly the items its mark expression deselects, each
+"""The development page's (docs/development.md) table of what `make test` leaves out lists exactly the items
+its mark expression deselects, each
 with a mark that deselects it, its reason and a make target (one the Makefile defines) that runs it."""
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ def _kept_out_marks() -> str:
 
 
 def _table() -> list[list[str]]:
-    text = (ROOT / "README.md").read_text()
+    text = (ROOT / "docs" / "development.md").read_text()
     block = text[text.index(BEGIN) + len(BEGIN) : text.index(END)]
     rows = [line for line in block.strip().splitlines() if line.startswith("| `")]
     cells = re.compile(r"(?<!\\)\|")  # a cell may hold an escaped pipe (\|), as Markdown tables allow

@@ -1,4 +1,4 @@
-"""README.md's reliability tables are the generated pages' tables (each page is checked against its tests)."""
+"""docs/reference/reliability.md's tables are the generated pages' tables (each page is checked against its tests)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The README's application example runs, unchanged, against the real clusters."""
+"""The docs' application example (reference/providers.md) runs, unchanged, against the real clusters."""
 
 from __future__ import annotations
 
@@ -12,13 +12,13 @@ from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
 
 pytestmark = pytest.mark.real_clusters
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[2] / "docs" / "reference" / "providers.md"
 
 
 def example(name: str) -> str:
     blocks = re.findall(r"```python\n(# example: (\S+)\n.*?)```", README.read_text(), flags=re.S)
     found = {label: code for code, label in blocks}
-    assert name in found, f"README has no python block starting with '# example: {name}'"
+    assert name in found, f"{README.name} has no python block starting with '# example: {name}'"
     return found[name]
 
 
@@ -30,7 +30,7 @@ def test_auto_failover_example_runs(
     monkeypatch.setenv("BACKUP_URL", pulsar_ha.cluster("cluster-b").service_url)
     monkeypatch.setenv("LISTENER_NAME", pulsar_ha.client_options["listener_name"])
     monkeypatch.setenv("TOPIC", topic)
-    exec(compile(example("auto-failover-app"), "README.md", "exec"), {})
+    exec(compile(example("auto-failover-app"), str(README), "exec"), {})
     client = pulsar_ha.client("cluster-a")
     try:
         reader = client.create_reader(topic, pulsar.MessageId.earliest)

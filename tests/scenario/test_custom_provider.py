@@ -145,7 +145,7 @@ def test_the_example_builds_a_provider_from_the_context() -> None:
 def test_the_scenarios_readme_example_is_valid() -> None:
     import re
 
-    readme = (Path(__file__).resolve().parents[2] / "scenarios" / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "reference" / "scenario-format.md").read_text()
     (block,) = [b for b in re.findall(r"```yaml\n(.*?)```", readme, re.S) if "kind: custom" in b]
     body = textwrap.dedent(block)
     text = (

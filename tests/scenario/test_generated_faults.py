@@ -119,7 +119,7 @@ def test_the_readme_example_is_valid() -> None:
     import re
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[2] / "scenarios" / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "reference" / "scenario-format.md").read_text()
     (block,) = [b for b in re.findall(r"```yaml\n(.*?)```", readme, re.S) if b.startswith("generate:")]
     body = block.split("\n", 1)[1]  # the keys under generate:
     keys = "{" + ", ".join(line.split("#")[0].strip() for line in body.splitlines() if line.strip()) + "}"

@@ -416,7 +416,7 @@ def test_the_naming_pattern() -> None:
 
 
 def readme_examples() -> list[str]:
-    text = (REPO / "scenarios" / "README.md").read_text()
+    text = (REPO / "docs" / "reference" / "scenario-format.md").read_text()
     return [block for block in re.findall(r"```yaml\n(.*?)```", text, re.S) if "scenarios:" in block]
 
 

@@ -1,5 +1,5 @@
-"""The README's PIP-136 example is a valid scenario (wrapped with a name and a provider), and the forms its
-comment names (per-cluster modes) are too; a mode for a cluster the topology does not have is refused."""
+"""The docs' PIP-136 example (how-to/pip-136.md) is a valid scenario (wrapped with a name and a provider), and
+the forms its comment names (per-cluster modes) are too; a mode for a cluster the topology does not have is refused."""
 
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ import pytest
 from pytest_pulsar_ha.spec.errors import ScenarioError
 from pytest_pulsar_ha.spec.loader import parse_scenarios
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[2] / "docs" / "how-to" / "pip-136.md"
 
 
 def readme_example() -> str:
     text = README.read_text()
-    section = text[text.index("## Metadata sync (PIP-136)") :]
+    section = text[text.index("# Metadata sync (PIP-136)") :]
     match = re.search(r"```yaml\n(.*?)```", section, re.S)
     assert match is not None, "the PIP-136 section has no yaml example"
     return match.group(1)

@@ -68,7 +68,7 @@ def test_the_schema_accepts_exactly_what_the_model_accepts(path: str, annotation
 
 
 def test_the_readme_table_is_up_to_date() -> None:
-    readme = (REPO / "scenarios" / "README.md").read_text(encoding="utf-8")
+    readme = (REPO / "docs" / "reference" / "scenario-format.md").read_text(encoding="utf-8")
     assert section() in readme, "out of date; run: python -m pytest_pulsar_ha.spec.reference"
 
 
