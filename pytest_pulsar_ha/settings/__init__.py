@@ -64,7 +64,7 @@ class HaSettings:
     heap: str = "512m"
     startup_timeout: float = 180.0
     clusters_file: Path | None = None
-    """the external backend's clusters file (runtime/external_clusters.py)"""
+    """the external backend's clusters file (runtime/external/clusters.py)"""
     image: str = ""
     """the docker backend's Pulsar image ('' = the official apachepulsar/pulsar:<pulsar_version>)"""
     toxiproxy_image: str = ""

@@ -47,3 +47,15 @@ def test_every_link_of_the_readme_and_the_docs_leads_somewhere() -> None:
             if not (page.parent / target).exists():
                 broken.append(f"{page.relative_to(ROOT)} -> {target}")
     assert not broken, "\n".join(broken)
+
+
+def test_every_path_of_the_package_the_docs_name_exists() -> None:
+    """A module or folder named in backticks (``pytest_pulsar_ha/...``) is there: pages follow the code's moves."""
+    missing = []
+    for page in [README, *sorted((ROOT / "docs").rglob("*.md"))]:
+        for path in re.findall(
+            r"`((?:pytest_pulsar_ha|spark_checks|providers|benchmarks|examples)/[\w/.-]*)`", page.read_text()
+        ):
+            if not (ROOT / path).exists():
+                missing.append(f"{page.relative_to(ROOT)}: {path}")
+    assert not missing, "\n".join(missing)
