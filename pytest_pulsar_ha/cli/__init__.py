@@ -197,7 +197,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "json", False):  # --json output is one JSON document
         print(f"({time.monotonic() - started:.0f}s)")
     return code
-
-
-if __name__ == "__main__":
-    sys.exit(main())
