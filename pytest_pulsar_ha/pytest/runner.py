@@ -37,6 +37,14 @@ def run_scenario(item: Any, case: ScenarioCase, record: Callable[[ScenarioResult
     if record is not None:
         record(result)
     replay = f"replay: pytest '{item.nodeid}' --pulsar-ha-seed={result.seed}"
+    defect = result.known_pulsar_defect
+    if defect is not None and result.outcome in ("failed", "deviated"):
+        # a known Pulsar deadlock stopped the run: shown as an expected failure with its evidence, never a pass
+        import pytest
+
+        result.outcome = "xfailed"
+        dumps = ", ".join(str(p) for name, p in result.evidence.items() if name.endswith(" deadlock"))
+        pytest.xfail(f"{defect}; the JVM's dump: {dumps}\n{result.describe()}\n  {replay}")
     expect_failure = case.scenario.expect_failure
     if expect_failure is not None and result.outcome == "failed" and not result.problems:
         kinds = [e.kind for e in case.scenario.expect]

@@ -32,6 +32,15 @@ def write_evidence(result: ScenarioResult, events: list[Event], evidence_dir: Pa
         "figures": None if result.figures is None else result.figures.to_dict(),
         "side_by_side": None if result.side_by_side is None else result.side_by_side.to_dict(),
         "evidence": {k: str(v) for k, v in result.evidence.items()},
+        "deadlocks": [
+            {
+                "cluster": d.cluster,
+                "threads": list(d.threads),
+                "known": None if d.known is None else d.known.name,
+                "upstream": None if d.known is None else d.known.upstream,
+            }
+            for d in result.deadlocks
+        ],
     }
     (evidence_dir / "verdict.json").write_text(json.dumps(verdict, indent=2))
     result.evidence["verdict"] = evidence_dir / "verdict.json"

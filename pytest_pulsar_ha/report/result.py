@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pytest_pulsar_ha.checks.deadlocks import Deadlock
 from pytest_pulsar_ha.checks.figures import RunFigures
 from pytest_pulsar_ha.checks.result import CheckResult
 from pytest_pulsar_ha.checks.side_by_side import SideBySide
@@ -25,6 +26,16 @@ class ScenarioResult:
     """RTO, switch times, stranded messages and duplicates, read from the history (checks.figures)."""
     side_by_side: SideBySide | None = None
     """The run's row in its scenario family's side-by-side table (checks.side_by_side)."""
+    deadlocks: list[Deadlock] = field(default_factory=list)
+    """Clusters whose JVM deadlocked during the run (checks.deadlocks): a Pulsar defect, not the scenario's"""
+
+    @property
+    def known_pulsar_defect(self) -> str | None:
+        """Why the run could not pass when a known Pulsar deadlock stopped it (every deadlock of the run is a known
+        one), else None: the runner reports such a run as an expected failure, with this as its reason."""
+        if not self.deadlocks or any(d.known is None for d in self.deadlocks):
+            return None
+        return "; ".join(d.describe() for d in self.deadlocks)
 
     @property
     def failed_checks(self) -> list[CheckResult]:

@@ -5,7 +5,8 @@ Health is checked before the faults and after them (steady state); every part is
 fault undone). Switch windows and availability are measured from the history (which cluster acknowledged each
 send, read from the brokers' storage); loss, ordering and duplicates are decided by the Spark checks
 (:mod:`spark_checks`). A run ends as passed, failed, deviated (the environment did not come back to its steady
-state) or interrupted.
+state) or interrupted. A cluster whose JVM deadlocked is kept as evidence (the JVM's dump, the known Pulsar defect
+it matches) and restarted, so that the next test gets a healthy one.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pytest_pulsar_ha.report.result import ScenarioResult
 from pytest_pulsar_ha.run.context import RunContext
 from pytest_pulsar_ha.run.history import store_for
 from pytest_pulsar_ha.run.parts import PARTS, RunPart
-from pytest_pulsar_ha.run.steady import STEADY_STATE_SECONDS, steady_state
+from pytest_pulsar_ha.run.steady import STEADY_STATE_SECONDS, keep_deadlocks, restart_deadlocked, steady_state
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
 from pytest_pulsar_ha.spec.generate import with_drawn_faults
 from pytest_pulsar_ha.spec.loader import ScenarioCase
@@ -70,7 +71,11 @@ def execute(
     before = steady_state(env, clusters, 30)
     if before:
         result.outcome = "deviated"
-        result.problems += [f"steady state before the faults: {p}" for p in before]
+        result.problems += [f"steady state before the faults: {p}" for p in before.problems]
+        if before.deadlocks:
+            evidence_dir.mkdir(parents=True, exist_ok=True)
+            keep_deadlocks(before.deadlocks, evidence_dir, result)
+            restart_deadlocked(env, before.deadlocks, result)
         return result
 
     evidence_dir.mkdir(parents=True, exist_ok=True)
@@ -84,7 +89,8 @@ def execute(
     result.problems += [f"the workload could not record a send's outcome: {e}" for e in workload.callback_errors]
     after = steady_state(env, clusters, STEADY_STATE_SECONDS)
     if after:
-        result.problems += [f"steady state after the faults: {p}" for p in after]
+        result.problems += [f"steady state after the faults: {p}" for p in after.problems]
+    keep_deadlocks(after.deadlocks, evidence_dir, result)
     events, history = store.seal(ctx)
     ctx.facts.update(
         {
@@ -105,6 +111,7 @@ def execute(
     if stuck:
         ctx.facts["client stuck"] = "; ".join(stuck)
     result.facts = ctx.ordered_facts()
+    restart_deadlocked(env, after.deadlocks, result)  # its dump is kept: the next test gets a healthy cluster
     if ctx.interrupted:
         result.outcome = "interrupted"
     else:

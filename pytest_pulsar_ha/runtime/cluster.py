@@ -242,6 +242,11 @@ class Cluster(CrashAndFreeze):
         with self._network.toxic(self._client_proxies(), "reset_peer", {"timeout": 0}, ("upstream",)):
             yield
 
+    def log_tail(self, lines: int = 40) -> str:
+        """The last lines of the cluster's process logs (every process's, for a multi-broker cluster; empty on a
+        backend that runs no processes)."""
+        return self.node.log_tail(lines)
+
     def kill(self) -> None:
         """Crash the cluster (SIGKILL to every process: brokers, bookie, ZooKeeper); data is kept for :meth:`start`."""
         self.node.kill()

@@ -14,7 +14,7 @@ import json
 import sys
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,31 @@ from pytest_pulsar_ha.runtime.external.clusters import ExternalCluster, LoadedCl
 from pytest_pulsar_ha.settings.clusters import ClusterSpec
 
 ROUTE_CHECK_SEND_TIMEOUT_MS = 3000
+# after the proxy is back, how long the producer may take to reconnect: its reconnect backoff (0.1 s doubling) can
+# put the next attempt beyond one send's timeout, so sends are retried until this deadline
+ROUTE_CHECK_RECOVERY_S = 30.0
+
+
+def send_until_acked(
+    producer: Any,
+    deadline: float,
+    clock: Callable[[], float] = time.monotonic,
+    payload: bytes = b"after the proxy is back",
+) -> str | None:
+    """Send until one message is acknowledged or ``deadline`` passed; None when one was, else what the sends met.
+    With its proxy back, a producer reconnects on its own backoff (0.1 s, doubling), so one send may time out
+    before the next attempt (stop 24's CI saw one do so)."""
+    import pulsar
+
+    attempts = 0
+    while True:
+        attempts += 1
+        try:
+            producer.send(payload)
+            return None
+        except pulsar.PulsarException as error:
+            if clock() >= deadline:
+                return f"{attempts} attempts, the last: {error}"
 
 
 class ExternalClusterView(Cluster):
@@ -187,7 +212,13 @@ class ExternalEnvironment(PulsarHaEnvironment):
                     )
                     + "or declare route: direct (connection faults are then skipped)"
                 )
-            producer.send(b"after the proxy is back")
+            attempts = send_until_acked(producer, time.monotonic() + ROUTE_CHECK_RECOVERY_S)
+            if attempts is not None:
+                raise StartupError(
+                    f"{name} ({BACKEND}): with the harness's proxy {self.cluster(name).service_url} enabled again, "
+                    f"no send was acknowledged in {ROUTE_CHECK_RECOVERY_S:.0f}s ({attempts}): check that the "
+                    "cluster is up and reachable through the proxy"
+                )
             seconds = time.monotonic() - began
         finally:
             with contextlib.suppress(Exception):

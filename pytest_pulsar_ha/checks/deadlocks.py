@@ -1,0 +1,111 @@
+"""A broker that deadlocked: how its health check says so, the JVM's dump of the deadlock in its log, and which
+known Pulsar defect the dump shows.
+
+A broker's health check (``GET /admin/v2/brokers/health``) asks the JVM for deadlocked threads and answers
+HTTP 500 ``Deadlocked threads detected. <thread>(tid=N), ...`` when there are any; the broker logs the JVM's
+thread dump beside it, which ends with the block ``Found one Java-level deadlock:`` ... ``Found N deadlock.``
+A deadlock never resolves, so the harness stops waiting for that cluster, keeps the block as evidence and names
+the defect when its frames match one of :data:`KNOWN_DEADLOCKS`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+HEALTH_MARK = "Deadlocked threads detected"
+BLOCK_START = "Found one Java-level deadlock:"
+BLOCK_END = re.compile(r"^Found \d+ deadlocks?\.\s*$", re.MULTILINE)
+THREADS = re.compile(r"Deadlocked threads detected\.\s*((?:[^,\"\\\n]+\(tid=\d+\)(?:,\s*)?)+)")
+
+
+@dataclass(frozen=True)
+class KnownDeadlock:
+    """A Pulsar deadlock seen before: every frame of ``frames`` appears in the dump (each thread's stack)."""
+
+    name: str
+    frames: tuple[str, ...]
+    summary: str
+    upstream: str
+    """the upstream issue or pull request that names it (or the closest lead, said so in ``summary``)"""
+
+
+KNOWN_DEADLOCKS: tuple[KnownDeadlock, ...] = (
+    KnownDeadlock(
+        name="topic-migrated-single-active-consumer",
+        frames=(
+            "Consumer.topicMigrated",
+            "PersistentDispatcherSingleActiveConsumer.readEntriesFailed",
+            "AbstractDispatcherSingleActiveConsumer.removeConsumer",
+            "PersistentSubscription.removeConsumer",
+        ),
+        summary=(
+            "Pulsar 4.0.8 deadlocks in PIP-188 migration: Consumer.topicMigrated runs twice at once on one "
+            "single-active-consumer subscription (from the dispatcher's readEntriesFailed, holding the dispatcher, "
+            "and from an ack on pulsar-io, holding the subscription), each then waits for the other's lock; "
+            "the broker stops serving that topic. Lead: apache/pulsar#26111 makes topicMigrated run once per "
+            "consumer (open; not reported upstream as a deadlock yet)"
+        ),
+        upstream="https://github.com/apache/pulsar/pull/26111",
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Deadlock:
+    """One cluster's deadlock: the threads its health check named, the JVM's block from its log (empty when the
+    backend keeps no logs) and the known defect it matches (None when none does)."""
+
+    cluster: str
+    threads: tuple[str, ...]
+    block: str
+    known: KnownDeadlock | None
+
+    def describe(self) -> str:
+        threads = ", ".join(self.threads) or "threads not named"
+        if self.known is not None:
+            return f"Pulsar deadlocked on {self.cluster} ({threads}): {self.known.summary} ({self.known.upstream})"
+        hint = "the JVM's dump is in the evidence" if self.block else "the broker's log has the JVM's dump"
+        return (
+            f"Pulsar deadlocked on {self.cluster} ({threads}), not a deadlock this harness knows: {hint}; "
+            "report it upstream (https://github.com/apache/pulsar/issues) with the dump"
+        )
+
+
+def is_deadlock_answer(text: str) -> bool:
+    """Whether a health check's answer (or the error that carries it) says the JVM has deadlocked threads."""
+    return HEALTH_MARK in text
+
+
+def deadlocked_threads(text: str) -> tuple[str, ...]:
+    """The threads a health check's answer names, ``("pulsar-io-18-3(tid=133)", ...)``; empty when it names none."""
+    found = THREADS.search(text)
+    if found is None:
+        return ()
+    return tuple(part.strip() for part in found.group(1).split(",") if part.strip())
+
+
+def deadlock_block(log: str) -> str:
+    """The last complete ``Found one Java-level deadlock:`` ... ``Found N deadlock.`` block of a log; empty when
+    the log has none."""
+    start = log.rfind(BLOCK_START)
+    while start != -1:
+        end = BLOCK_END.search(log, start)
+        if end is not None:
+            return log[start : end.end()].strip()
+        start = log.rfind(BLOCK_START, 0, start)
+    return ""
+
+
+def known_deadlock(block: str) -> KnownDeadlock | None:
+    """The known deadlock whose every frame is in ``block``, or None."""
+    for known in KNOWN_DEADLOCKS:
+        if block and all(frame in block for frame in known.frames):
+            return known
+    return None
+
+
+def read_deadlock(cluster: str, answer: str, log: str) -> Deadlock:
+    """The deadlock of ``cluster`` from its health check's ``answer`` and its broker ``log`` (any tail of it)."""
+    block = deadlock_block(log)
+    return Deadlock(cluster, deadlocked_threads(answer), block, known_deadlock(block))
