@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTEST_ARGS ?=
 
-.PHONY: setup provision demo scenarios smoke test lint docs unit bench reap multi-broker migration-chaos nightly soak side-by-side
+.PHONY: setup provision demo scenarios smoke test lint docs unit bench reap multi-broker migration-chaos nightly soak side-by-side matrix
 
 setup: $(VENV)/.installed provision
 
@@ -85,8 +85,31 @@ docs: $(VENV)/.installed
 # Short tracebacks: a failure's own lines, then what the brokers logged meanwhile (the plugin adds them).
 # What make test leaves out, each with its reason and its command: docs/development.md, "What make test leaves out, and why".
 KEPT_OUT := unsettled or wedges_client or nightly_demo or heavy or soak or side_by_side or spark_cluster or matrix
+# Then one scenario of each proposal on a second Pulsar version (4.2.4 has no distribution here: it is assembled
+# from Maven artifacts), in a session of its own.
+SECOND_VERSION ?= 4.2.4
+SECOND_VERSION_CASES ?= \
+	scenarios/primary-outage.pulsar-ha.yaml::primary-outage \
+	scenarios/blue-green-migration.pulsar-ha.yaml::blue-green-migration \
+	scenarios/metadata-sync.pulsar-ha.yaml::metadata-sync-two-way \
+	scenarios/multi-broker/failure-domains.pulsar-ha.yaml::anti-affinity-spread
 test: setup lint
 	$(PY) -m pytest -m "not ($(KEPT_OUT))" --tb=short --durations=10 $(PYTEST_ARGS)
+	$(PY) -m pytest $(SECOND_VERSION_CASES) -p no:cacheprovider --tb=short --pulsar-ha-pulsar-version=$(SECOND_VERSION) \
+		--pulsar-ha-evidence-dir=reports/pulsar-ha-$(SECOND_VERSION) $(PYTEST_ARGS)
+
+# The demo cases and every scenario with an expected failure, on each Pulsar version here (a distribution where
+# one is served, else assembled from Maven artifacts); each version's reports under reports/matrix/<version>.
+# The wedging ones (mark wedges_client) run each in a pytest process of its own, as in make migration-chaos.
+MATRIX_VERSIONS ?= 4.0.8 4.2.4
+matrix: setup
+	@status=0; for version in $(MATRIX_VERSIONS); do \
+		args="-p no:cacheprovider --pulsar-ha-pulsar-version=$$version --pulsar-ha-evidence-dir=reports/matrix/$$version"; \
+		$(PY) -m pytest $(DEMO_CASES) $$args $(PYTEST_ARGS) || status=1; \
+		$(PY) -m pytest scenarios -m "expected_failure and not wedges_client" $$args $(PYTEST_ARGS) || status=1; \
+		for id in $$($(PY) -m pytest scenarios -m "expected_failure and wedges_client" --collect-only -q -p no:cacheprovider | grep '::'); do \
+			$(PY) -m pytest "$$id" $$args $(PYTEST_ARGS) || status=1; done; \
+	done; exit $$status
 
 # Everything that needs no cluster (the plugin marks every test that asks for one `real_clusters`).
 unit: $(VENV)/.installed

@@ -16,11 +16,17 @@ from pytest_pulsar_ha.cli.nightly import add_nightly_parser
 from pytest_pulsar_ha.errors import PulsarHaError
 from pytest_pulsar_ha.provisioning import DEFAULT_PULSAR_VERSION, default_cache_dir, ensure_pulsar, ensure_toxiproxy
 from pytest_pulsar_ha.runtime.backends import build_environment
-from pytest_pulsar_ha.settings import HaSettings, check_heap, check_version
+from pytest_pulsar_ha.settings import HaSettings, check_heap, check_version, parse_substitutions
 from pytest_pulsar_ha.settings.clusters import parse_brokers, parse_clusters
 
 if TYPE_CHECKING:
     from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
+
+
+SUBSTITUTE_HELP = (
+    "group:artifact=version[,...]: pin dependencies of a runtime assembled from Maven artifacts (labelled as not the "
+    "release)"
+)
 
 
 def _say(message: str) -> None:
@@ -33,19 +39,21 @@ def _settings(args: argparse.Namespace) -> HaSettings:
     return HaSettings(
         clusters=tuple(dataclasses.replace(spec, brokers=brokers) for spec in specs),
         pulsar_version=check_version(args.pulsar_version, "--pulsar-version"),
+        pulsar_substitutions=parse_substitutions(args.pulsar_substitute, "--pulsar-substitute"),
         heap=check_heap(args.heap, "--heap"),
     )
 
 
 def cmd_provision(args: argparse.Namespace) -> int:
     cache = default_cache_dir()
-    dist = ensure_pulsar(args.pulsar_version, cache, _say)
+    pins = dict(parse_substitutions(args.pulsar_substitute, "--pulsar-substitute"))
+    dist = ensure_pulsar(check_version(args.pulsar_version, "--pulsar-version"), cache, _say, pins)
     toxiproxy = ensure_toxiproxy(cache, _say)
     from pytest_pulsar_ha.provisioning.java_driver import ensure_java_driver
 
     driver = ensure_java_driver(dist.version, cache, _say)  # for scenarios with client kind java
     _say(
-        f"Pulsar {dist.version}: {dist.home}\nJava: {dist.java}\ntoxiproxy: {toxiproxy}\n"
+        f"Pulsar {dist.label}: {dist.home}\nJava: {dist.java}\ntoxiproxy: {toxiproxy}\n"
         f"Java client driver (pulsar-client {driver.client_version}): {driver.home}"
     )
     if args.docker_image:
@@ -155,6 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     provision = sub.add_parser("provision", help="fetch Pulsar and toxiproxy, build the Java client driver (once)")
     provision.add_argument("--pulsar-version", default=DEFAULT_PULSAR_VERSION)
+    provision.add_argument("--pulsar-substitute", default="", help=SUBSTITUTE_HELP)
     provision.add_argument(
         "--docker-image",
         action="store_true",
@@ -167,6 +176,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--brokers", default="1", help="brokers per cluster (1: a standalone; 2 or more: ZooKeeper, bookie, brokers)"
     )
     smoke.add_argument("--pulsar-version", default=DEFAULT_PULSAR_VERSION)
+    smoke.add_argument("--pulsar-substitute", default="", help=SUBSTITUTE_HELP)
     smoke.add_argument("--heap", default="512m")
     smoke.set_defaults(func=cmd_smoke)
     provider = sub.add_parser("url-provider", help="serve a PIP-121 URL provider for ControlledClusterFailover")

@@ -1,20 +1,26 @@
-"""The Pulsar binary distribution: an existing install, or fetched once from Maven Central with Maven."""
+"""The Pulsar runtime: an existing install, the binary distribution fetched once from Maven Central with Maven, or,
+where no distribution of that version is served, a runtime assembled from its Maven artifacts
+(:mod:`pytest_pulsar_ha.provisioning.pulsar_assembly`)."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import tarfile
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from filelock import FileLock
 
 from pytest_pulsar_ha.errors import ProvisioningError
+from pytest_pulsar_ha.provisioning import pulsar_assembly
 from pytest_pulsar_ha.provisioning.cache import Progress
 from pytest_pulsar_ha.provisioning.java import find_java
-from pytest_pulsar_ha.provisioning.streaming import run_with_progress
+from pytest_pulsar_ha.provisioning.streaming import CommandFailed, run_with_progress
 
 # 4.0 is Pulsar's current LTS line; its broker runs on Java 17.
 DEFAULT_PULSAR_VERSION = "4.0.8"
@@ -23,15 +29,30 @@ ARTIFACT = "org.apache.pulsar:pulsar-server-distribution:{version}:tar.gz:bin"
 _COMPLETE = ".pytest-pulsar-ha-complete"
 
 
+Origin = Literal["distribution", "assembled", "PULSAR_HA_PULSAR_HOME"]
+
+
 @dataclass(frozen=True)
 class PulsarDistribution:
     home: Path
     version: str
     java: Path
+    origin: Origin = "distribution"
+    substitutions: tuple[tuple[str, str], ...] = ()
+    """an assembled runtime's dependencies pinned to versions other than the release's (``group:artifact``, version)"""
 
     @property
     def launcher(self) -> Path:
         return self.home / "bin" / "pulsar"
+
+    @property
+    def label(self) -> str:
+        """The version as shown in headers and verdicts: an assembled runtime says so, with its substitutions."""
+        if self.origin == "assembled":
+            return pulsar_assembly.label(self.version, dict(self.substitutions))
+        if self.origin == "PULSAR_HA_PULSAR_HOME":
+            return f"{self.version} (from ${PULSAR_HOME_ENV})"
+        return self.version
 
 
 def _validate_home(home: Path, origin: str) -> None:
@@ -49,28 +70,73 @@ def _version_of(home: Path) -> str:
     return "unknown"
 
 
-def ensure_pulsar(version: str, cache_dir: Path, progress: Progress) -> PulsarDistribution:
-    """Return a usable Pulsar install, fetching ``version`` into ``cache_dir`` if needed (once, under a lock)."""
+def ensure_pulsar(
+    version: str, cache_dir: Path, progress: Progress, substitutions: Mapping[str, str] | None = None
+) -> PulsarDistribution:
+    """Return a usable Pulsar install, fetching ``version`` into ``cache_dir`` if needed (once, under a lock): the
+    binary distribution where Maven Central serves it, else a runtime assembled from the release's artifacts.
+    ``substitutions`` (``group:artifact`` -> version) always assemble, with those dependencies pinned."""
     java = find_java()
     explicit = os.environ.get(PULSAR_HOME_ENV)
     if explicit:
         home = Path(explicit).expanduser()
         _validate_home(home, f"${PULSAR_HOME_ENV}")
-        return PulsarDistribution(home, _version_of(home), java)
+        return PulsarDistribution(home, _version_of(home), java, "PULSAR_HA_PULSAR_HOME")
 
+    pins = pulsar_assembly.check_substitutions(substitutions or {})
     root = cache_dir / "pulsar"
     home = root / f"apache-pulsar-{version}"
-    if (home / _COMPLETE).exists():
+    assembled = root / assembled_name(version, pins)
+    if not pins and (home / _COMPLETE).exists():
         return PulsarDistribution(home, version, java)
+    if pulsar_assembly.read_marker(assembled) is not None:
+        return _assembled(assembled, version, java, pins)
     root.mkdir(parents=True, exist_ok=True)
     with FileLock(str(root / f"{version}.lock"), timeout=3600):
-        if (home / _COMPLETE).exists():  # another process fetched it while we waited
+        if not pins and (home / _COMPLETE).exists():  # another process fetched it while we waited
             return PulsarDistribution(home, version, java)
-        _fetch(version, root, home, progress)
-    return PulsarDistribution(home, version, java)
+        if pulsar_assembly.read_marker(assembled) is not None:
+            return _assembled(assembled, version, java, pins)
+        if not pins:
+            try:
+                _fetch(version, root, home, progress)
+                return PulsarDistribution(home, version, java)
+            except CommandFailed as failure:
+                missing = pulsar_assembly.missing_artifacts(failure.output)
+                if not any("pulsar-server-distribution" in artifact for artifact in missing):
+                    raise
+                progress(f"no binary distribution of Pulsar {version} is served; assembling it from Maven artifacts")
+        pulsar_assembly.assemble(version, assembled, _mvn(version), progress, pins)
+    return _assembled(assembled, version, java, pins)
 
 
-def _fetch(version: str, root: Path, home: Path, progress: Progress) -> None:
+def describe_runtime(version: str, cache_dir: Path, substitutions: Mapping[str, str] | None = None) -> str:
+    """How ``version`` is (or will be) had, read from the cache alone (nothing is fetched): for report headers."""
+    explicit = os.environ.get(PULSAR_HOME_ENV)
+    if explicit:
+        return f"{_version_of(Path(explicit).expanduser())} (from ${PULSAR_HOME_ENV})"
+    pins = pulsar_assembly.check_substitutions(substitutions or {})
+    root = cache_dir / "pulsar"
+    if not pins and (root / f"apache-pulsar-{version}" / _COMPLETE).exists():
+        return version
+    if pulsar_assembly.read_marker(root / assembled_name(version, pins)) is not None or pins:
+        return pulsar_assembly.label(version, pins)
+    return f"{version} (not fetched yet)"
+
+
+def assembled_name(version: str, substitutions: Mapping[str, str]) -> str:
+    """The cache folder of an assembled runtime: one per version and set of substitutions."""
+    if not substitutions:
+        return f"assembled-pulsar-{version}"
+    digest = hashlib.sha256(repr(sorted(substitutions.items())).encode()).hexdigest()[:10]
+    return f"assembled-pulsar-{version}-substituted-{digest}"
+
+
+def _assembled(home: Path, version: str, java: Path, pins: Mapping[str, str]) -> PulsarDistribution:
+    return PulsarDistribution(home, version, java, "assembled", tuple(sorted(pins.items())))
+
+
+def _mvn(version: str) -> str:
     mvn = shutil.which("mvn")
     if mvn is None:
         raise ProvisioningError(
@@ -78,6 +144,11 @@ def _fetch(version: str, root: Path, home: Path, progress: Progress) -> None:
             f"Install Maven (e.g. `apt-get install maven`), or set {PULSAR_HOME_ENV} to an unpacked "
             "Pulsar distribution."
         )
+    return mvn
+
+
+def _fetch(version: str, root: Path, home: Path, progress: Progress) -> None:
+    mvn = _mvn(version)
     progress(f"fetching Pulsar {version} (about 250 MB) into {root}")
     with tempfile.TemporaryDirectory(dir=root, prefix="download-") as tmp:
         tmp_dir = Path(tmp)

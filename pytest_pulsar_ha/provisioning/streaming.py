@@ -16,6 +16,14 @@ from pytest_pulsar_ha.provisioning.cache import Progress
 _MAVEN_PROGRESS = re.compile(r"Progress \(\d+\): ([\d.]+)/([\d.]+) (MB|kB|B)")
 
 
+class CommandFailed(ProvisioningError):
+    """An installer command exited non-zero; ``output`` is the tail of what it printed."""
+
+    def __init__(self, message: str, output: str) -> None:
+        super().__init__(message)
+        self.output = output
+
+
 def run_with_progress(
     argv: Sequence[str],
     *,
@@ -64,5 +72,5 @@ def run_with_progress(
     code = process.wait()
     if code != 0:
         output = "\n".join(tail)
-        raise ProvisioningError(f"{what} failed (exit {code}) running: {' '.join(argv)}\n{output}\nhint: {hint}")
+        raise CommandFailed(f"{what} failed (exit {code}) running: {' '.join(argv)}\n{output}\nhint: {hint}", output)
     progress(f"{what}: done in {time.monotonic() - started:.0f}s")

@@ -26,7 +26,15 @@ from pytest_pulsar_ha.pytest.keys import (
     SETTINGS_KEY,
     SETUP_START_KEY,
 )
-from pytest_pulsar_ha.settings import BACKENDS, HaSettings, check_backend, check_heap, check_timeout, check_version
+from pytest_pulsar_ha.settings import (
+    BACKENDS,
+    HaSettings,
+    check_backend,
+    check_heap,
+    check_timeout,
+    check_version,
+    parse_substitutions,
+)
 from pytest_pulsar_ha.settings.clusters import ClusterSpec, parse_brokers, parse_clusters
 
 if TYPE_CHECKING:
@@ -43,7 +51,12 @@ _OPTIONS: list[tuple[str, str, str]] = [
     ("brokers", "1", "brokers per cluster: 1 = one pulsar standalone, 2-8 = ZooKeeper + bookie + N brokers"),
     ("auth", "none", "authentication of every cluster: none, or token (a secret key of its own per cluster)"),
     ("backend", "embedded", f"what runs the brokers; one of: {', '.join(BACKENDS)}"),
-    ("pulsar_version", DEFAULT_PULSAR_VERSION, "Pulsar version fetched from Maven Central"),
+    ("pulsar_version", DEFAULT_PULSAR_VERSION, "Pulsar version: its distribution, else assembled from Maven artifacts"),
+    (
+        "pulsar_substitute",
+        "",
+        "group:artifact=version,...: pin an assembled runtime's dependencies (not the release)",
+    ),
     ("image", "", "Pulsar image of the docker backend (default: the official apachepulsar/pulsar:<pulsar version>)"),
     ("toxiproxy_image", "", "docker backend: run toxiproxy from this image instead of the binary (no Go needed)"),
     ("cache_dir", "", "where Pulsar and toxiproxy are cached (default: $PULSAR_HA_CACHE_DIR or ~/.cache)"),
@@ -108,6 +121,7 @@ def settings_from_config(config: pytest.Config) -> HaSettings:
         clusters=clusters,
         backend=backend,
         pulsar_version=check_version(*_value(config, "pulsar_version")),
+        pulsar_substitutions=parse_substitutions(*_value(config, "pulsar_substitute")),
         heap=check_heap(*_value(config, "heap")),
         startup_timeout=check_timeout(*_value(config, "startup_timeout")),
         image=_value(config, "image")[0],

@@ -46,6 +46,14 @@ def run_scenario(item: Any, case: ScenarioCase, record: Callable[[ScenarioResult
         dumps = ", ".join(str(p) for name, p in result.evidence.items() if name.endswith(" deadlock"))
         pytest.xfail(f"{defect}; the JVM's dump: {dumps}\n{result.describe()}\n  {replay}")
     expect_failure = case.scenario.expect_failure
+    if expect_failure is not None and not expect_failure.applies_to(set(item.pulsar_ha.broker_versions().values())):
+        if result.outcome != "passed":
+            seen_on = ", ".join(expect_failure.versions or ())
+            raise ScenarioFailed(
+                f"expect_failure applies to Pulsar {seen_on} only; this run is on {result.facts.get('pulsar')}, "
+                f"where every expectation must hold:\n{result.describe()}\n  {replay}"
+            )
+        expect_failure = None
     if expect_failure is not None and result.outcome == "failed" and not result.problems:
         kinds = [e.kind for e in case.scenario.expect]
         found = mismatches(expect_failure.names, expect_failure.measured, kinds, result.checks)

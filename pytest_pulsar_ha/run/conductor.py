@@ -69,6 +69,7 @@ def execute(
         result.problems.append(refused)
         return result
     before = steady_state(env, clusters, 30)
+    result.facts["pulsar"] = env.describe_pulsar()
     if before:
         result.outcome = "deviated"
         result.problems += [f"steady state before the faults: {p}" for p in before.problems]
@@ -97,6 +98,7 @@ def execute(
             "scenario": case.id,
             "file": f"{case.path}:{case.line}",
             "seed": str(seed),
+            "pulsar": result.facts["pulsar"],
             "clusters": ", ".join(clusters),
             "provider": scenario.provider.kind,
             "client": scenario.client.kind,

@@ -28,6 +28,7 @@ FACT_ORDER = (
     "scenario",
     "file",
     "seed",
+    "pulsar",
     "clusters",
     "provider",
     "client",

@@ -45,7 +45,9 @@ def _build_embedded(
     from pytest_pulsar_ha.runtime.embedded import EmbeddedBackend, EmbeddedOptions
     from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
 
-    distribution = ensure_pulsar(settings.pulsar_version, settings.cache_dir, progress)
+    distribution = ensure_pulsar(
+        settings.pulsar_version, settings.cache_dir, progress, dict(settings.pulsar_substitutions)
+    )
     toxiproxy = ensure_toxiproxy(settings.cache_dir, progress)
     backend = EmbeddedBackend(
         EmbeddedOptions(

@@ -56,6 +56,7 @@ class PulsarHaEnvironment:
         self.startup_seconds: float | None = None
         self._stack = contextlib.ExitStack()
         self._tenant_ready = False
+        self._broker_versions: dict[str, str] | None = None
         self.metadata_syncs: dict[str, SynchronizerService] = {}
         """the reference synchronizers running beside clusters with ``metadata_sync="reference"``"""
 
@@ -169,6 +170,33 @@ class PulsarHaEnvironment:
     @property
     def names(self) -> list[str]:
         return list(self.clusters)
+
+    def broker_versions(self) -> dict[str, str]:
+        """Each cluster's answer to ``GET /admin/v2/brokers/version``: the Pulsar that runs, as the brokers say
+        (asked once; an answer that could not be had is not kept, so the next call asks again)."""
+        if self._broker_versions is not None:
+            return self._broker_versions
+        answers: dict[str, str] = {}
+        complete = True
+        for name, cluster in self.clusters.items():
+            try:
+                status, _, body = cluster.admin.get_raw("brokers/version")
+            except OSError as exc:
+                answers[name], complete = f"unknown ({exc})", False
+                continue
+            answers[name] = body.decode(errors="replace").strip() if status == 200 else f"unknown (HTTP {status})"
+            complete &= status == 200
+        if complete:
+            self._broker_versions = answers
+        return answers
+
+    def describe_pulsar(self) -> str:
+        """The Pulsar these clusters run, for a verdict's facts: how the backend has it (an assembled runtime says
+        so, with any substituted dependency), and what the brokers answer."""
+        versions = self.broker_versions()
+        answered = ", ".join(sorted(set(versions.values()))) if versions else "no cluster"
+        runtime = getattr(self.backend, "pulsar_runtime", None)
+        return f"{runtime}; brokers answer {answered}" if runtime else f"brokers answer {answered}"
 
     def cluster(self, name: str) -> Cluster:
         try:

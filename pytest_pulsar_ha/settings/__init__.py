@@ -10,6 +10,7 @@ from pathlib import Path
 from pytest_pulsar_ha.errors import ConfigurationError
 from pytest_pulsar_ha.process.pid_registry import PidRegistry
 from pytest_pulsar_ha.provisioning import DEFAULT_PULSAR_VERSION, default_cache_dir
+from pytest_pulsar_ha.provisioning.pulsar_distribution import describe_runtime
 from pytest_pulsar_ha.settings.clusters import ClusterSpec, default_names
 
 BACKENDS = ("embedded", "external", "docker")
@@ -39,6 +40,23 @@ def check_version(value: str, source: str = "pulsar_version") -> str:
     return value
 
 
+_SUBSTITUTION = re.compile(r"^([\w.\-]+:[\w.\-]+)=([\w.\-]+)$")
+
+
+def parse_substitutions(value: str, source: str = "pulsar_substitute") -> tuple[tuple[str, str], ...]:
+    """``group:artifact=version[,...]``: dependencies of an assembled Pulsar runtime pinned to served versions."""
+    pins: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in value.split(","))):
+        match = _SUBSTITUTION.match(item)
+        if not match:
+            raise ConfigurationError(
+                f"{source}: {item!r} is not group:artifact=version (e.g. "
+                "org.apache.bookkeeper:bookkeeper-server=4.18.0); separate several with commas"
+            )
+        pins[match.group(1)] = match.group(2)
+    return tuple(sorted(pins.items()))
+
+
 def check_heap(value: str, source: str = "heap") -> str:
     if not _MEMORY.match(value):
         raise ConfigurationError(f"{source}={value!r} is not a JVM memory size such as 512m or 1g")
@@ -60,6 +78,9 @@ class HaSettings:
     clusters: tuple[ClusterSpec, ...] = field(default_factory=lambda: tuple(ClusterSpec(n) for n in default_names(2)))
     backend: str = "embedded"
     pulsar_version: str = DEFAULT_PULSAR_VERSION
+    pulsar_substitutions: tuple[tuple[str, str], ...] = ()
+    """dependencies pinned to other versions (``group:artifact``, version): the runtime is then assembled from Maven
+    artifacts and labelled as not the release"""
     cache_dir: Path = field(default_factory=default_cache_dir)
     heap: str = "512m"
     startup_timeout: float = 180.0
@@ -85,12 +106,18 @@ class HaSettings:
         names = ",".join(spec.name for spec in self.clusters)
         auth = ",".join(sorted({spec.auth or "none" for spec in self.clusters}))
         return (
-            f"pulsar-ha: backend={self.backend} clusters={names} auth={auth} pulsar={self.pulsar_version} "
+            f"pulsar-ha: backend={self.backend} clusters={names} auth={auth} pulsar={self.describe_pulsar()} "
             f"heap={self.heap} brokers={self.describe_brokers()} startup-timeout={self.startup_timeout:g}s "
             f"cache={self.cache_dir}"
             + (f" clusters-file={self.clusters_file}" if self.clusters_file else "")
             + self.describe_images()
         )
+
+    def describe_pulsar(self) -> str:
+        """The Pulsar version and, where it is known from the cache, how it is had (an assembled runtime says so)."""
+        if self.backend != "embedded":
+            return self.pulsar_version
+        return describe_runtime(self.pulsar_version, self.cache_dir, dict(self.pulsar_substitutions))
 
     def describe_images(self) -> str:
         """`` image=... toxiproxy=...`` on the docker backend, else ''."""

@@ -26,6 +26,7 @@ from pytest_pulsar_ha.spec import expected_failure
 
 
 ExpectationRef = Annotated[str, StringConstraints(pattern=f"^{expected_failure.REF_PATTERN}$")]
+PulsarVersion = Annotated[str, StringConstraints(pattern=r"^\d+\.\d+\.\d+$")]
 
 
 class ExpectFailure(_Model):
@@ -46,6 +47,14 @@ class ExpectFailure(_Model):
     intermittent: Annotated[bool, Strict()] = False
     """The failure is a race that shows in some runs only: a run where every expectation holds reports XPASS
     and passes; when it fails, it must still be exactly the announced failure."""
+    versions: tuple[PulsarVersion, ...] | None = None
+    """The Pulsar versions the failure was seen on (X.Y.Z, as the brokers answer `GET /admin/v2/brokers/version`).
+    On any other version it does not apply: every expectation must hold. Leave it out only for a failure that
+    does not depend on the release (a misconfiguration shown, a rule of the proposal itself)."""
+
+    def applies_to(self, versions: set[str]) -> bool:
+        """Whether the failure is expected on clusters that answered ``versions`` (every one must be listed)."""
+        return self.versions is None or (bool(versions) and versions <= set(self.versions))
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -58,6 +67,8 @@ class ExpectFailure(_Model):
         if not self.names:
             problems.append((("expectation",), "name at least one expectation that must fail"))
         problems += _duplicates(self.names, ("expectation",), "expectation")
+        if self.versions is not None and not self.versions:
+            problems.append((("versions",), "name at least one Pulsar version the failure was seen on"))
         if self.measured is not None:
             if len(self.names) > 1:
                 problems.append((("measured",), "measured needs one named expectation, found several"))

@@ -26,8 +26,13 @@ class EmbeddedBackend:
         dist = self.options.distribution
         return (
             f"embedded (local processes: a standalone per 1-broker cluster, ZooKeeper + bookie + brokers otherwise; "
-            f"Pulsar {dist.version} at {dist.home}, heap {self.options.heap})"
+            f"Pulsar {dist.label} at {dist.home}, heap {self.options.heap})"
         )
+
+    @property
+    def pulsar_runtime(self) -> str:
+        """The Pulsar the clusters run, as verdicts name it (an assembled runtime says so)."""
+        return self.options.distribution.label
 
     def create(self, spec: ClusterSpec, plans: Sequence[ListenerPlan]) -> StandaloneNode | MultiBrokerNode:
         return create_node(spec, plans, self.options)

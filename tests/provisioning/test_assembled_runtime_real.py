@@ -1,0 +1,58 @@
+"""A Pulsar release without a served distribution, for real: assembled from Maven Central, started as two
+geo-replicated clusters behind toxiproxy, and asked which version runs; one that cannot be assembled is refused
+naming what is missing, before anything starts."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from pytest_pulsar_ha.errors import ProvisioningError
+from pytest_pulsar_ha.provisioning import default_cache_dir, ensure_pulsar
+from pytest_pulsar_ha.provisioning.java_driver import ensure_java_driver
+from pytest_pulsar_ha.runtime.backends import build_environment
+from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
+from pytest_pulsar_ha.settings import HaSettings
+from pytest_pulsar_ha.settings.clusters import ClusterSpec
+from pytest_pulsar_ha.workload.replication_probe import prove_replication
+
+pytestmark = pytest.mark.real_clusters
+
+ASSEMBLED = "4.2.4"
+"""served here as broker jars, not as a distribution (../shared/notes/pulsar-versions-here.md)"""
+
+
+@pytest.fixture(scope="module")
+def assembled_environment() -> Iterator[PulsarHaEnvironment]:
+    settings = HaSettings(clusters=(ClusterSpec("cluster-a"), ClusterSpec("cluster-b")), pulsar_version=ASSEMBLED)
+    with build_environment(settings) as env:
+        yield env
+
+
+def test_an_assembled_release_runs_geo_replicated_clusters_that_say_their_version(
+    assembled_environment: PulsarHaEnvironment,
+) -> None:
+    env = assembled_environment
+    assert env.broker_versions() == {"cluster-a": ASSEMBLED, "cluster-b": ASSEMBLED}
+    assert env.describe_pulsar() == f"{ASSEMBLED} (assembled from Maven artifacts); brokers answer {ASSEMBLED}"
+    namespace = env.create_geo_namespace()
+    results = prove_replication(env, namespace, timeout_seconds=60)
+    assert len(results) == 2
+    assert all(r.ok for r in results), results
+
+
+def test_the_java_client_driver_is_built_against_the_same_release() -> None:
+    dist = ensure_pulsar(ASSEMBLED, default_cache_dir(), lambda _: None)
+    driver = ensure_java_driver(dist.version, default_cache_dir(), lambda _: None)
+    assert driver.client_version == ASSEMBLED
+    assert any(jar.endswith(f"/pulsar-client-{ASSEMBLED}.jar") for jar in driver.classpath.split(":"))
+
+
+def test_a_release_that_cannot_be_assembled_is_refused_naming_the_missing_artifact() -> None:
+    with pytest.raises(ProvisioningError) as info:
+        ensure_pulsar("5.0.1", default_cache_dir(), lambda _: None)
+    message = str(info.value)
+    assert "Pulsar 5.0.1 cannot be assembled from Maven artifacts here" in message
+    assert "does not serve org.apache.bookkeeper:bookkeeper:pom:4.18.2" in message
+    assert "needed by: org.apache.pulsar:pulsar-broker:jar:5.0.1 -> " in message
