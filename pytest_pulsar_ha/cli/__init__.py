@@ -10,6 +10,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from pytest_pulsar_ha.cli.findings import add_findings_parser
 from pytest_pulsar_ha.cli.metadata_sync import add_metadata_sync_parser
 from pytest_pulsar_ha.cli.migrate import add_migrate_parser
 from pytest_pulsar_ha.cli.nightly import add_nightly_parser
@@ -190,6 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_migrate_parser(sub)
     add_metadata_sync_parser(sub)
     add_nightly_parser(sub)
+    add_findings_parser(sub)
     return parser
 
 

@@ -1,0 +1,79 @@
+"""``pulsar-ha findings``: keep runs' observations of Pulsar's known behaviours, and the page of them per version.
+
+    pulsar-ha findings record reports/matrix/4.2.4      # every verdict.json below it; appends to the data file
+    pulsar-ha findings page                             # rewrites docs/results/findings.md from the data file
+
+The data file is ``docs/results/data/findings/observations.jsonl`` (``--data``); a run is recorded once (the same
+case, seed and version again is skipped).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+from pathlib import Path
+from typing import Any
+
+from pytest_pulsar_ha.errors import ConfigurationError
+
+DATA = Path("docs") / "results" / "data" / "findings" / "observations.jsonl"
+PAGE = Path("docs") / "results" / "findings.md"
+
+
+def add_findings_parser(sub: Any) -> None:
+    parser = sub.add_parser(
+        "findings",
+        help="the findings catalogue: record runs' observations, write the page per Pulsar version",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    steps = parser.add_subparsers(dest="step", required=True)
+    record = steps.add_parser("record", help="record the observations of every verdict.json under the folders")
+    record.add_argument("reports", nargs="+", type=Path, help="evidence folders (e.g. reports/matrix/4.2.4)")
+    record.add_argument("--data", type=Path, default=DATA)
+    record.add_argument("--version", help="the Pulsar version, for verdicts without a 'pulsar' fact")
+    record.set_defaults(func=cmd_findings_record)
+    page = steps.add_parser("page", help="write the findings page from the data file")
+    page.add_argument("--data", type=Path, default=DATA)
+    page.add_argument("--out", type=Path, default=PAGE)
+    page.set_defaults(func=cmd_findings_page)
+
+
+def cmd_findings_record(args: argparse.Namespace) -> int:
+    from pytest_pulsar_ha.report.findings import dump, load, observe
+
+    known = load(args.data.read_text()) if args.data.exists() else []
+    seen = {(o.finding, o.case, o.seed, o.version) for o in known}
+    today = datetime.date.today().isoformat()
+    added = []
+    for folder in args.reports:
+        verdicts = sorted(folder.rglob("verdict.json"))
+        if not verdicts:
+            raise ConfigurationError(f"{folder}: no verdict.json below it (the evidence folder of a pytest run)")
+        for path in verdicts:
+            try:
+                verdict = json.loads(path.read_text())
+                observations = observe(verdict, today, args.version)
+            except (ValueError, KeyError, TypeError) as exc:
+                raise ConfigurationError(f"{path}: {exc}") from None
+            for o in observations:
+                if (o.finding, o.case, o.seed, o.version) not in seen:
+                    seen.add((o.finding, o.case, o.seed, o.version))
+                    added.append(o)
+                    print(f"{o.version} {o.case} seed {o.seed}: {o.finding} {'shown' if o.shown else 'not shown'}")
+    args.data.parent.mkdir(parents=True, exist_ok=True)
+    with args.data.open("a") as out:
+        out.write(dump(added))
+    print(f"{len(added)} observation(s) added to {args.data}")
+    return 0
+
+
+def cmd_findings_page(args: argparse.Namespace) -> int:
+    from pytest_pulsar_ha.report.findings import load, render
+
+    observations = load(args.data.read_text()) if args.data.exists() else []
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(render(observations))
+    print(f"wrote {args.out} ({len(observations)} observations)")
+    return 0

@@ -1,0 +1,275 @@
+"""The findings catalogue: each behaviour of Pulsar this project has shown, per Pulsar version, from stored runs.
+
+A finding is shown by a scenario case: the named expectations fail there (or a known deadlock stops the run).
+Recording a run's ``verdict.json`` (``pulsar-ha findings record``) keeps one observation per finding the case
+shows or not, with the version its brokers answered (the verdict's ``pulsar`` fact) and the measured figures, in a
+JSON-lines file under ``docs/results/data/findings/``; :func:`render` turns the observations into the results page
+``docs/results/findings.md`` (``tests/docs/test_findings_page.py`` fails when page and data disagree). A version
+with no stored run of a finding says so; nothing is typed in by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+VERSIONS = ("4.0.8", "4.2.4")
+"""The versions the page has a column for (the ones that can be had here; docs/how-to/pulsar-versions.md)."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    key: str
+    title: str
+    cases: tuple[str, ...]
+    """the scenario cases that show it, as pytest node ids (``file::name`` or ``file::name[variant]``)"""
+    shown_by: tuple[str, ...]
+    """the expectations that fail when it shows; ``deadlock:<name>`` for a known deadlock that stops the run"""
+    upstream: str
+    """the upstream issue, or what is known where none exists"""
+    expected: str
+    actual: str
+    elsewhere: str = ""
+    """for a finding no scenario shows: where it was shown instead"""
+
+    def shows(self, case_id: str) -> bool:
+        return any(node.split("::", 1)[1] == case_id for node in self.cases)
+
+
+_SYNC = "scenarios/metadata-sync.pulsar-ha.yaml"
+_MIGRATION = "scenarios/blue-green-migration.pulsar-ha.yaml"
+
+FINDINGS: tuple[Finding, ...] = (
+    Finding(
+        "pip136-apply-time-lww",
+        "PIP-136 last-writer-wins compares an event's origin time with the local apply time",
+        (f"{_SYNC}::metadata-sync-replication-cut", f"{_SYNC}::metadata-sync-cluster-restarted"),
+        ("converged", "last_writer_wins"),
+        "not reported upstream yet (AbstractMetadataStore.shouldIgnoreEvent)",
+        "after replication resumes every cluster holds the last write by origin time",
+        "the delayed cluster applies the first queued event, stamps the path with the apply time and ignores every "
+        "later one: it keeps an older write for good",
+    ),
+    Finding(
+        "pip136-silent-no-op",
+        "PIP-136 drops a remote update whose expected version no longer matches, silently",
+        (f"{_SYNC}::metadata-sync-concurrent",),
+        ("converged", "last_writer_wins"),
+        "apache/pulsar#24080",
+        "concurrent updates of one path converge on the last write",
+        "each cluster keeps its own write (BadVersionException swallowed, the event acknowledged)",
+    ),
+    Finding(
+        "pip188-unprepared-subscription",
+        "PIP-188 redirects a consumer to green without its subscription (it starts at latest)",
+        (f"{_MIGRATION}::migration-unprepared-subscription",),
+        ("no_loss",),
+        "PIP-188 (subscriptions are created on green only by the operator or clusterMigrationAutoResourceCreation)",
+        "every message acknowledged to producers is received",
+        "what producers wrote to green before the consumer arrived is never received",
+    ),
+    Finding(
+        "pip188-client-stall-backlog",
+        "the Python client never reconnects after TopicMigratedException while the replication backlog drains",
+        (f"{_MIGRATION}::migration-waits-for-replication",),
+        ("producers_redirected", "drained_before_redirect"),
+        "apache/pulsar#19605 (the backlog gate); the client stall is not reported upstream",
+        "producers are redirected to green once blue's backlog has drained",
+        "producers and consumers stay disconnected; pending sends never time out",
+    ),
+    Finding(
+        "pip188-client-stall-restart",
+        "after blue restarts mid-migration, clients are refused with TopicMigratedException and never reconnect",
+        (f"{_MIGRATION}::migration-blue-restarted",),
+        ("producers_redirected",),
+        "apache/pulsar#21368 (topics of a migrated namespace are not loaded again)",
+        "producers reach green after blue's restart",
+        "no send is acknowledged by green",
+    ),
+    Finding(
+        "pip188-topic-migrated-deadlock",
+        "PIP-188 migration deadlocks a broker: Consumer.topicMigrated twice at once on one single-active subscription",
+        (f"{_MIGRATION}::blue-green-migration",),
+        ("deadlock:topic-migrated-single-active-consumer",),
+        "lead: apache/pulsar#26111 (open); not reported upstream as a deadlock yet",
+        "the migration completes",
+        "blue's health check answers 'Deadlocked threads detected'",
+    ),
+    Finding(
+        "java-client-25291",
+        "Java's consumer keeps the old cluster's message ids after a failover and drops a new message",
+        ("scenarios/primary-outage.pulsar-ha.yaml::primary-outage[java]",),
+        ("ordering",),
+        "apache/pulsar#25291",
+        "no reorder after a failover and a switch back",
+        "a message acknowledged by the new cluster is dropped as a duplicate, then received late (a reorder)",
+    ),
+    Finding(
+        "pip136-tie-order",
+        "PIP-136 breaks an origin-time tie in favour of the larger cluster name (the PIP says the smaller)",
+        (),
+        (),
+        "not reported upstream yet (AbstractMetadataStore.shouldIgnoreEvent)",
+        "a tie goes to the lexicographically smaller cluster name",
+        "an event from a smaller name is ignored, so the larger name wins",
+        elsewhere="read in 4.0.8's source; the reference synchronizer's oracle computes both rules "
+        "(components/metadata_sync/oracle.py) and the last_writer_wins check names the one a run matched",
+    ),
+    Finding(
+        "lookup-coalescing-26244",
+        "lookups of one bundle in flight are coalesced whatever their listener",
+        (),
+        (),
+        "apache/pulsar#26244, fixed by #26245 in 4.0.13 / 4.2.4",
+        "a lookup answers the address of the listener it asked for",
+        "a client's lookup answered the replication proxy's address of another listener",
+        elsewhere="seen once in a CI rehearsal (docs/development.md, run #5); no scenario makes two such lookups "
+        "overlap",
+    ),
+    Finding(
+        "pip188-url-validation-26473",
+        "PIP-188 accepts a migration target without a broker URL",
+        (),
+        (),
+        "apache/pulsar#26473, fixed in 4.0.14 / 4.2.5",
+        "the admin call refuses a ClusterUrl without brokerServiceUrl",
+        "4.0.8 stores it; clients are then redirected nowhere",
+        elsewhere="the migration preflight refuses it before the switch (tests/components/migration/"
+        "test_preflight_real.py, target-url-unusable)",
+    ),
+    Finding(
+        "standalone-restart-loop",
+        "a standalone killed with SIGKILL restarts into a loop on its bookie's registration lock",
+        (),
+        (),
+        "the pattern of apache/pulsar#17759",
+        "the restarted standalone serves its topics",
+        "ledger creations fail ('Not enough bookies') while the lock is invalidated hundreds of times a second",
+        elsewhere="benchmarks/restart_after_kill.py (stored output docs/results/data/restart_after_kill.txt); the "
+        "embedded backend restarts such a standalone once more",
+    ),
+)
+
+_ANSWER = re.compile(r"brokers answer ([0-9][\w.\-]*)")
+
+
+@dataclass(frozen=True)
+class Observation:
+    finding: str
+    version: str
+    case: str
+    shown: bool
+    figures: str
+    seed: int
+    recorded: str
+    """the day the run was recorded (YYYY-MM-DD)"""
+
+
+def answered_version(verdict: Mapping[str, Any]) -> str | None:
+    """The version the run's brokers answered (the verdict's ``pulsar`` fact), or None when it has none."""
+    match = _ANSWER.search(str(verdict.get("facts", {}).get("pulsar", "")))
+    return match.group(1) if match else None
+
+
+def observe(verdict: Mapping[str, Any], recorded: str, version: str | None = None) -> list[Observation]:
+    """An observation per finding the verdict's case shows (or fails to show). A run that never got to its
+    verdicts (no checks, no deadlock) observes nothing: it is no evidence either way."""
+    case = str(verdict.get("id", ""))
+    version = version or answered_version(verdict)
+    if version is None:
+        raise ValueError(f"{case}: the verdict names no Pulsar version (no 'pulsar' fact); give the version")
+    checks = {c["name"]: c for c in verdict.get("checks", [])}
+    deadlocks = {d.get("known") for d in verdict.get("deadlocks", [])}
+    out = []
+    for finding in FINDINGS:
+        if not finding.shows(case):
+            continue
+        shown, figures = _shown(finding, checks, deadlocks)
+        if shown is None:
+            continue
+        out.append(Observation(finding.key, version, case, shown, figures, int(verdict.get("seed", 0)), recorded))
+    return out
+
+
+def _shown(finding: Finding, checks: Mapping[str, Mapping[str, Any]], deadlocks: set[Any]) -> tuple[bool | None, str]:
+    wanted = [name.removeprefix("deadlock:") for name in finding.shown_by if name.startswith("deadlock:")]
+    if wanted:
+        if not checks and not deadlocks:
+            return None, ""
+        hit = [name for name in wanted if name in deadlocks]
+        return bool(hit), ("deadlocked: " + ", ".join(hit)) if hit else "no deadlock"
+    if not all(name in checks for name in finding.shown_by):
+        return None, ""
+    figures = "; ".join(f"{name} {checks[name].get('measured', '')}" for name in finding.shown_by)
+    return all(not checks[name].get("ok", True) for name in finding.shown_by), figures
+
+
+def dump(observations: Iterable[Observation]) -> str:
+    return "".join(json.dumps(asdict(o), sort_keys=True) + "\n" for o in observations)
+
+
+def load(text: str) -> list[Observation]:
+    return [Observation(**json.loads(line)) for line in text.splitlines() if line.strip()]
+
+
+def tally(observations: Sequence[Observation], finding: Finding, version: str) -> str:
+    """``reproduces (n of m runs)``, ``not seen in m runs``, ``no run stored``, or ``not applicable`` for a
+    finding no scenario shows."""
+    if not finding.cases:
+        return "not applicable (no scenario)"
+    runs = [o for o in observations if o.finding == finding.key and o.version == version]
+    if not runs:
+        return "no run stored"
+    shown = sum(o.shown for o in runs)
+    count = f"{len(runs)} run" + ("s" if len(runs) != 1 else "")
+    return f"reproduces ({shown} of {count})" if shown else f"not seen in {count}"
+
+
+def render(observations: Sequence[Observation], versions: Sequence[str] = VERSIONS) -> str:
+    """The results page: one row per finding, one column per version; then each finding's evidence."""
+    lines = [
+        "# Findings per Pulsar version",
+        "",
+        "Generated by `pulsar-ha findings page` from the runs stored in `docs/results/data/findings/` (recorded",
+        "with `pulsar-ha findings record` from `make matrix`'s verdicts); do not edit by hand. A finding *reproduces*",
+        "in a run when the expectations that show it fail there (or its deadlock stops the run); the version is the",
+        "one the brokers answered.",
+        "",
+        "| finding | " + " | ".join(versions) + " | upstream |",
+        "| --- | " + " | ".join("---" for _ in versions) + " | --- |",
+    ]
+    for finding in FINDINGS:
+        cells = [tally(observations, finding, version) for version in versions]
+        lines.append(f"| {finding.title} | " + " | ".join(cells) + f" | {finding.upstream} |")
+    for finding in FINDINGS:
+        lines += [
+            "",
+            f"## {finding.title}",
+            "",
+            f"`{finding.key}`. Expected: {finding.expected}. Actual: {finding.actual}.",
+        ]
+        if not finding.cases:
+            lines += ["", f"No scenario shows it: {finding.elsewhere}."]
+            continue
+        shown_by = ", ".join(f"`{name}`" for name in finding.shown_by)
+        lines += ["", f"Shown by {shown_by} failing in:", ""]
+        for node in finding.cases:
+            lines.append(
+                f"- `pytest '{node}' --pulsar-ha-pulsar-version=X.Y.Z` (`make matrix` runs it on each version)"
+            )
+        runs = [o for o in observations if o.finding == finding.key]
+        if runs:
+            lines += [
+                "",
+                "| recorded | version | case | seed | shown | figures |",
+                "| --- | --- | --- | --- | --- | --- |",
+            ]
+            for o in sorted(runs, key=lambda o: (o.version, o.recorded, o.case, o.seed)):
+                lines.append(
+                    f"| {o.recorded} | {o.version} | {o.case} | {o.seed} | {'yes' if o.shown else 'no'} | "
+                    f"{o.figures.replace('|', '/')} |"
+                )
+    return "\n".join(lines) + "\n"
