@@ -18,7 +18,7 @@ from typing import Any
 
 from pytest_pulsar_ha.checks.registry import CheckContext, checker
 from pytest_pulsar_ha.checks.result import CheckResult
-from pytest_pulsar_ha.components.metadata_sync.oracle import MetadataWrite, TieRule, divergences
+from pytest_pulsar_ha.components.metadata_sync.oracle import PULSAR_TIE_RULES, MetadataWrite, TieRule, divergences
 from pytest_pulsar_ha.history import FAULT_END, METADATA_EVENT, METADATA_READ, METADATA_WRITE, Event
 from pytest_pulsar_ha.spec.expectations import ConvergedExpectation, LastWriterWinsExpectation
 
@@ -145,7 +145,9 @@ def judge_last_writer_wins(expectation: LastWriterWinsExpectation, context: Chec
             kind, True, expected, f"{len(held)} clusters hold the oracle's value of {len(winners)} path(s)"
         )
     other: TieRule = "pulsar-4.0.8"
-    note = " (they match 4.0.8's tie rule, larger name wins)" if not divergences(writes, held, other) else ""
+    coded_in = ", ".join(v for v, (rule, _) in PULSAR_TIE_RULES.items() if rule == other)
+    matched = not divergences(writes, held, other)
+    note = f" (they match Pulsar's tie rule, larger name wins, as coded in {coded_in})" if matched else ""
     text = "; ".join(d.describe() for d in found[:MAX_SHOWN])
     return CheckResult(kind, False, expected, f"{len(found)} divergence(s) from the oracle{note}: {text}")
 

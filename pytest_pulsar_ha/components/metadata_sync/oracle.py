@@ -20,6 +20,22 @@ from typing import Literal
 TieRule = Literal["pip", "pulsar-4.0.8"]
 TIE_RULES: tuple[TieRule, ...] = ("pip", "pulsar-4.0.8")
 
+PULSAR_TIE_RULES: dict[str, tuple[TieRule, str]] = {
+    "4.0.8": ("pulsar-4.0.8", "AbstractMetadataStore.shouldIgnoreEvent in pulsar-metadata-4.0.8-sources.jar"),
+    "4.2.4": (
+        "pulsar-4.0.8",
+        "AbstractMetadataStore.shouldIgnoreEvent in pulsar-metadata-4.2.4-sources.jar: the same comparisons as 4.0.8 "
+        "(only the options null check changed, apache/pulsar#26200), read 2026-11-27",
+    ),
+}
+"""The tie rule each Pulsar version codes, with where it was read; a version not listed has not been read."""
+
+
+def pulsar_tie_rule(version: str) -> TieRule | None:
+    """The tie rule Pulsar ``version`` codes, or None when its source has not been read."""
+    known = PULSAR_TIE_RULES.get(version)
+    return known[0] if known else None
+
 
 @dataclass(frozen=True)
 class MetadataWrite:
