@@ -28,6 +28,9 @@ class KnownDeadlock:
     summary: str
     upstream: str
     """the upstream issue or pull request that names it (or the closest lead, said so in ``summary``)"""
+    seen_on: tuple[str, ...]
+    """the Pulsar versions it was seen on (a run on another version with the same frames is the same defect, seen
+    there for the first time)"""
 
 
 KNOWN_DEADLOCKS: tuple[KnownDeadlock, ...] = (
@@ -47,6 +50,7 @@ KNOWN_DEADLOCKS: tuple[KnownDeadlock, ...] = (
             "consumer (open; not reported upstream as a deadlock yet)"
         ),
         upstream="https://github.com/apache/pulsar/pull/26111",
+        seen_on=("4.0.8",),  # CI rehearsal #8, 2026-11-27 (docs/development.md)
     ),
 )
 
@@ -64,7 +68,11 @@ class Deadlock:
     def describe(self) -> str:
         threads = ", ".join(self.threads) or "threads not named"
         if self.known is not None:
-            return f"Pulsar deadlocked on {self.cluster} ({threads}): {self.known.summary} ({self.known.upstream})"
+            seen = ", ".join(self.known.seen_on)
+            return (
+                f"Pulsar deadlocked on {self.cluster} ({threads}): {self.known.summary} ({self.known.upstream}; "
+                f"seen on Pulsar {seen})"
+            )
         hint = "the JVM's dump is in the evidence" if self.block else "the broker's log has the JVM's dump"
         return (
             f"Pulsar deadlocked on {self.cluster} ({threads}), not a deadlock this harness knows: {hint}; "
