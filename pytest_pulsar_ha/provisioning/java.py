@@ -1,4 +1,5 @@
-"""Find a Java runtime that Pulsar accepts (17 or newer)."""
+"""Find a Java runtime that the Pulsar release accepts: 17 or newer for 4.x, 21 or newer for 5.x (its classes are
+compiled for Java 21)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,14 @@ from pathlib import Path
 from pytest_pulsar_ha.errors import ProvisioningError
 
 MIN_JAVA = 17
+JVM_DIRS = (Path("/usr/lib/jvm"),)
+"""where installed JDKs are looked for when JAVA_HOME's or PATH's Java is too old for the release"""
+
+
+def required_java(pulsar_version: str) -> int:
+    """The oldest Java that runs Pulsar ``pulsar_version``."""
+    major = pulsar_version.split(".", 1)[0]
+    return 21 if major.isdigit() and int(major) >= 5 else MIN_JAVA
 
 
 def java_major(java: str) -> int | None:
@@ -25,19 +34,34 @@ def java_major(java: str) -> int | None:
     return int(match.group(2) or 0) if major == 1 else major
 
 
-def find_java() -> Path:
-    """The java binary that ``bin/pulsar`` will run: ``$JAVA_HOME/bin/java`` or ``java`` on PATH."""
+def find_java(minimum: int = MIN_JAVA) -> Path:
+    """The java binary that ``bin/pulsar`` will run: ``$JAVA_HOME/bin/java`` or ``java`` on PATH when it is Java
+    ``minimum`` or newer, else the newest such JDK under /usr/lib/jvm."""
     java_home = os.environ.get("JAVA_HOME")
     candidate = str(Path(java_home) / "bin" / "java") if java_home else shutil.which("java")
+    major = java_major(candidate) if candidate and Path(candidate).exists() else None
+    if major is not None and major >= minimum and candidate:
+        return Path(candidate).resolve()
+    installed = _installed_javas(minimum)
+    if installed:
+        return installed[0]
     if not candidate or not Path(candidate).exists():
         raise ProvisioningError(
             "Java is needed to run Pulsar and none was found (no JAVA_HOME, no java on PATH). "
-            f"Install a JDK or JRE {MIN_JAVA}+ (e.g. `apt-get install openjdk-17-jre-headless`) or set JAVA_HOME."
+            f"Install a JDK or JRE {minimum}+ (e.g. `apt-get install openjdk-17-jre-headless`) or set JAVA_HOME."
         )
-    major = java_major(candidate)
-    if major is None or major < MIN_JAVA:
-        raise ProvisioningError(
-            f"{candidate} is Java {major or 'of unknown version'}; Pulsar needs Java {MIN_JAVA} or newer. "
-            "Point JAVA_HOME at a newer JDK."
-        )
-    return Path(candidate).resolve()
+    raise ProvisioningError(
+        f"{candidate} is Java {major or 'of unknown version'}; this Pulsar release needs Java {minimum} or newer, "
+        f"and none is installed under {', '.join(str(d) for d in JVM_DIRS)}. Point JAVA_HOME at a newer JDK."
+    )
+
+
+def _installed_javas(minimum: int) -> list[Path]:
+    """JDKs under :data:`JVM_DIRS` of at least ``minimum``, newest first."""
+    found: list[tuple[int, Path]] = []
+    for root in JVM_DIRS:
+        for java in sorted(root.glob("*/bin/java")) if root.is_dir() else []:
+            major = java_major(str(java))
+            if major is not None and major >= minimum:
+                found.append((major, java.resolve()))
+    return [java for _, java in sorted(found, key=lambda item: -item[0])]

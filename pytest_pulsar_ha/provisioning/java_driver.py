@@ -14,7 +14,7 @@ from filelock import FileLock
 
 from pytest_pulsar_ha.errors import ProvisioningError
 from pytest_pulsar_ha.provisioning.cache import Progress
-from pytest_pulsar_ha.provisioning.java import find_java
+from pytest_pulsar_ha.provisioning.java import find_java, required_java
 from pytest_pulsar_ha.provisioning.streaming import run_with_progress
 
 DRIVER_SOURCES = Path(__file__).resolve().parents[2] / "drivers" / "java"
@@ -58,7 +58,7 @@ def ensure_java_driver(
 ) -> JavaDriver:
     """The driver built against ``org.apache.pulsar:pulsar-client:<client_version>``: from the cache, or built
     now with Maven (once, under a lock)."""
-    java = find_java()
+    java = find_java(required_java(client_version))
     if not (sources / "pom.xml").is_file():
         raise ProvisioningError(
             f"the Java client driver's sources are not at {sources} (expected pom.xml there): client kind java "

@@ -19,7 +19,7 @@ from filelock import FileLock
 from pytest_pulsar_ha.errors import ProvisioningError
 from pytest_pulsar_ha.provisioning import pulsar_assembly
 from pytest_pulsar_ha.provisioning.cache import Progress
-from pytest_pulsar_ha.provisioning.java import find_java
+from pytest_pulsar_ha.provisioning.java import find_java, required_java
 from pytest_pulsar_ha.provisioning.streaming import CommandFailed, run_with_progress
 
 # 4.0 is Pulsar's current LTS line; its broker runs on Java 17.
@@ -76,12 +76,13 @@ def ensure_pulsar(
     """Return a usable Pulsar install, fetching ``version`` into ``cache_dir`` if needed (once, under a lock): the
     binary distribution where Maven Central serves it, else a runtime assembled from the release's artifacts.
     ``substitutions`` (``group:artifact`` -> version) always assemble, with those dependencies pinned."""
-    java = find_java()
     explicit = os.environ.get(PULSAR_HOME_ENV)
     if explicit:
         home = Path(explicit).expanduser()
         _validate_home(home, f"${PULSAR_HOME_ENV}")
-        return PulsarDistribution(home, _version_of(home), java, "PULSAR_HA_PULSAR_HOME")
+        found = _version_of(home)
+        return PulsarDistribution(home, found, find_java(required_java(found)), "PULSAR_HA_PULSAR_HOME")
+    java = find_java(required_java(version))
 
     pins = pulsar_assembly.check_substitutions(substitutions or {})
     root = cache_dir / "pulsar"
