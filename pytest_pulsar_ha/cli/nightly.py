@@ -2,6 +2,7 @@
 
     pulsar-ha nightly run --results RESULTS --rounds 3 -- scenarios/ -m "not wedges_client"
     pulsar-ha nightly run --results RESULTS --for 30m -- scenarios/generated-chaos.pulsar-ha.yaml
+    pulsar-ha nightly run --results RESULTS --rounds 4 --versions 4.0.8,4.2.4 -- scenarios/  # versions in turn
     pulsar-ha nightly report --results RESULTS            # RESULTS/trend.html, trend.json
 
 ``run`` ends with the trend page too. Its exit code: 0 every round passed (expected failures included); 1 a
@@ -41,6 +42,7 @@ def add_nightly_parser(sub: Any) -> None:
     run.add_argument("--for", dest="budget", type=_duration, help="a time budget, e.g. 30m (no round starts that "
                      "would, at the slowest round's pace, end after it)")  # fmt: skip
     run.add_argument("--seed", type=int, help="the first round's seed (default: drawn afresh)")
+    run.add_argument("--versions", default="", help="Pulsar versions the rounds take in turn, e.g. 4.0.8,4.2.4")
     run.add_argument("--keep-passed-evidence", action="store_true", help="do not prune passed tests' evidence")
     run.add_argument("pytest_args", nargs=argparse.REMAINDER, help="after --: what pytest runs, e.g. scenarios/")
     run.set_defaults(func=cmd_nightly_run)
@@ -60,7 +62,12 @@ def cmd_nightly_run(args: argparse.Namespace) -> int:
         raise ConfigurationError(f"--rounds must be at least 1, got {args.rounds}")
     if not pytest_args:
         raise ConfigurationError("nightly run needs what pytest runs after --, e.g. -- scenarios/")
-    plan = NightPlan(args.results, tuple(pytest_args), args.rounds, args.budget, args.keep_passed_evidence, args.seed)
+    from pytest_pulsar_ha.settings import check_version
+
+    versions = tuple(check_version(v.strip(), "--versions") for v in args.versions.split(",") if v.strip())
+    plan = NightPlan(
+        args.results, tuple(pytest_args), args.rounds, args.budget, args.keep_passed_evidence, args.seed, versions
+    )
     code, records = run_night(plan, say=lambda m: print(m, flush=True))
     page = write_trend(args.results)
     print(f"[nightly] {len(records)} round(s); trend: {page}")

@@ -39,6 +39,12 @@ class NightPlan:
     keep_passed_evidence: bool = False
     seed: int | None = None
     """the first round's seed (the next ones follow it); None: drawn from the OS"""
+    versions: tuple[str, ...] = ()
+    """Pulsar versions the rounds take in turn (round 1 the first, round 2 the second, ...); () the session's own"""
+
+    def version_of(self, index: int) -> str | None:
+        """The Pulsar version of round ``index`` (1-based), or None for the session's own."""
+        return self.versions[(index - 1) % len(self.versions)] if self.versions else None
 
 
 def round_seed(base: int | None, index: int) -> int:
@@ -47,7 +53,7 @@ def round_seed(base: int | None, index: int) -> int:
     return (base + index * 7919) % 2**32
 
 
-def pytest_command(plan: NightPlan, round_dir: Path, seed: int) -> list[str]:
+def pytest_command(plan: NightPlan, round_dir: Path, seed: int, version: str | None = None) -> list[str]:
     return [
         sys.executable,
         "-m",
@@ -58,6 +64,7 @@ def pytest_command(plan: NightPlan, round_dir: Path, seed: int) -> list[str]:
         f"--pulsar-ha-evidence-dir={round_dir / 'evidence'}",
         "-p",
         "no:cacheprovider",
+        *([f"--pulsar-ha-pulsar-version={version}"] if version else []),
     ]
 
 
@@ -118,9 +125,10 @@ def run_night(
                 break
         index += 1
         seed = round_seed(plan.seed, index - 1)
-        round_dir = night_dir / f"round-{index:03d}"
+        version = plan.version_of(index)
+        round_dir = night_dir / (f"round-{index:03d}" + (f"-pulsar-{version}" if version else ""))
         round_dir.mkdir(parents=True, exist_ok=True)
-        command = pytest_command(plan, round_dir, seed)
+        command = pytest_command(plan, round_dir, seed, version)
         say(f"[nightly] round {index} (seed {seed}): {shlex.join(command[2:])}")
         started = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         t0 = clock()

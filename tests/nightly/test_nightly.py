@@ -135,3 +135,25 @@ def test_percentiles() -> None:
     assert percentile([5], 0.95) == 5
     with pytest.raises(ValueError):
         percentile([], 0.5)
+
+
+def test_a_version_list_is_taken_in_turn_one_round_each(tmp_path: Path) -> None:
+    commands: list[Sequence[str]] = []
+    inner = fake_pytest(set())
+
+    def recording(command: Sequence[str], log: Path) -> int:
+        commands.append(command)
+        return inner(command, log)
+
+    plan = NightPlan(tmp_path, ("scenarios/",), rounds=3, seed=1, versions=("4.0.8", "4.2.4"))
+    code, _ = run_night(plan, say=lambda _: None, run=recording)
+    assert code == 0
+    versions = [[a for a in c if a.startswith("--pulsar-ha-pulsar-version=")] for c in commands]
+    assert versions == [["--pulsar-ha-pulsar-version=4.0.8"], ["--pulsar-ha-pulsar-version=4.2.4"],
+                        ["--pulsar-ha-pulsar-version=4.0.8"]]  # fmt: skip
+    assert sorted(p.name for p in tmp_path.glob("night-*/round-*")) == [
+        "round-001-pulsar-4.0.8",
+        "round-002-pulsar-4.2.4",
+        "round-003-pulsar-4.0.8",
+    ]
+    assert len(load_rounds(tmp_path)) == 3
