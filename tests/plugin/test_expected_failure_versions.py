@@ -51,8 +51,10 @@ scenario_runner.execute = fake_execute
 """
 
 
-def _run(pytester: pytest.Pytester, *, version: str, fails: bool, backend: str = "embedded") -> pytest.RunResult:
-    pytester.makeconftest(CONFTEST.format(fails=fails, answer=version))
+def _run(
+    pytester: pytest.Pytester, *, version: str, fails: bool, backend: str = "embedded", answer: str | None = None
+) -> pytest.RunResult:
+    pytester.makeconftest(CONFTEST.format(fails=fails, answer=answer or version))
     (pytester.path / "synced.pulsar-ha.yaml").write_text(SCENARIO)
     args = ["-p", "no:cacheprovider", "-rxXf", f"--pulsar-ha-pulsar-version={version}"]
     if backend == "external":
@@ -90,6 +92,11 @@ def test_on_external_clusters_the_brokers_answer_decides(pytester: pytest.Pytest
     failed = _run(pytester, version="4.2.4", fails=True, backend="external")
     failed.assert_outcomes(failed=1)
     failed.stdout.fnmatch_lines(["*expect_failure applies to Pulsar 4.0.8 only*"])
+
+
+def test_brokers_that_cannot_answer_leave_the_sessions_version_to_decide(pytester: pytest.Pytester) -> None:
+    result = _run(pytester, version="4.0.8", fails=True, answer="unknown (HTTP 500)")
+    result.assert_outcomes(xfailed=1)
 
 
 @pytest.mark.parametrize(
