@@ -18,6 +18,7 @@ from typing import Any
 from pytest_pulsar_ha.errors import ConfigurationError
 
 DATA = Path("docs") / "results" / "data" / "findings" / "observations.jsonl"
+RUNS = Path("docs") / "results" / "data" / "findings" / "runs.jsonl"
 PAGE = Path("docs") / "results" / "findings.md"
 
 
@@ -32,19 +33,23 @@ def add_findings_parser(sub: Any) -> None:
     record = steps.add_parser("record", help="record the observations of every verdict.json under the folders")
     record.add_argument("reports", nargs="+", type=Path, help="evidence folders (e.g. reports/matrix/4.2.4)")
     record.add_argument("--data", type=Path, default=DATA)
+    record.add_argument("--runs", type=Path, default=RUNS, help="where every recorded run's outcome is kept")
     record.add_argument("--version", help="the Pulsar version, for verdicts without a 'pulsar' fact")
     record.set_defaults(func=cmd_findings_record)
     page = steps.add_parser("page", help="write the findings page from the data file")
     page.add_argument("--data", type=Path, default=DATA)
+    page.add_argument("--runs", type=Path, default=RUNS)
     page.add_argument("--out", type=Path, default=PAGE)
     page.set_defaults(func=cmd_findings_page)
 
 
 def cmd_findings_record(args: argparse.Namespace) -> int:
-    from pytest_pulsar_ha.report.findings import dump, load, observe
+    from pytest_pulsar_ha.report.findings import case_run, dump, load, load_runs, observe
 
     known = load(args.data.read_text()) if args.data.exists() else []
     seen = {(o.finding, o.case, o.seed, o.version) for o in known}
+    known_runs = {(r.case, r.seed, r.version) for r in (load_runs(args.runs.read_text()) if args.runs.exists() else [])}
+    new_runs = []
     today = datetime.date.today().isoformat()
     added = []
     for folder in args.reports:
@@ -55,8 +60,12 @@ def cmd_findings_record(args: argparse.Namespace) -> int:
             try:
                 verdict = json.loads(path.read_text())
                 observations = observe(verdict, today, args.version)
+                run = case_run(verdict, today, args.version)
             except (ValueError, KeyError, TypeError) as exc:
                 raise ConfigurationError(f"{path}: {exc}") from None
+            if (run.case, run.seed, run.version) not in known_runs:
+                known_runs.add((run.case, run.seed, run.version))
+                new_runs.append(run)
             for o in observations:
                 if (o.finding, o.case, o.seed, o.version) not in seen:
                     seen.add((o.finding, o.case, o.seed, o.version))
@@ -65,15 +74,18 @@ def cmd_findings_record(args: argparse.Namespace) -> int:
     args.data.parent.mkdir(parents=True, exist_ok=True)
     with args.data.open("a") as out:
         out.write(dump(added))
-    print(f"{len(added)} observation(s) added to {args.data}")
+    with args.runs.open("a") as out:
+        out.write(dump(new_runs))
+    print(f"{len(added)} observation(s) added to {args.data}, {len(new_runs)} run(s) to {args.runs}")
     return 0
 
 
 def cmd_findings_page(args: argparse.Namespace) -> int:
-    from pytest_pulsar_ha.report.findings import load, render
+    from pytest_pulsar_ha.report.findings import load, load_runs, render
 
     observations = load(args.data.read_text()) if args.data.exists() else []
+    runs = load_runs(args.runs.read_text()) if args.runs.exists() else []
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(render(observations))
+    args.out.write_text(render(observations, runs))
     print(f"wrote {args.out} ({len(observations)} observations)")
     return 0

@@ -168,6 +168,26 @@ class Observation:
     """the day the run was recorded (YYYY-MM-DD)"""
 
 
+@dataclass(frozen=True)
+class CaseRun:
+    """One recorded run of a scenario case: its verdict's outcome (``passed``, ``failed``, ``deviated``) on a
+    version."""
+
+    case: str
+    version: str
+    outcome: str
+    seed: int
+    recorded: str
+
+
+def case_run(verdict: Mapping[str, Any], recorded: str, version: str | None = None) -> CaseRun:
+    case = str(verdict.get("id", ""))
+    version = version or answered_version(verdict)
+    if version is None:
+        raise ValueError(f"{case}: the verdict names no Pulsar version (no 'pulsar' fact); give the version")
+    return CaseRun(case, version, str(verdict.get("outcome", "")), int(verdict.get("seed", 0)), recorded)
+
+
 def answered_version(verdict: Mapping[str, Any]) -> str | None:
     """The version the run's brokers answered (the verdict's ``pulsar`` fact), or None when it has none."""
     match = _ANSWER.search(str(verdict.get("facts", {}).get("pulsar", "")))
@@ -207,12 +227,29 @@ def _shown(finding: Finding, checks: Mapping[str, Mapping[str, Any]], deadlocks:
     return all(not checks[name].get("ok", True) for name in finding.shown_by), figures
 
 
-def dump(observations: Iterable[Observation]) -> str:
-    return "".join(json.dumps(asdict(o), sort_keys=True) + "\n" for o in observations)
+def dump(records: Iterable[Observation | CaseRun]) -> str:
+    return "".join(json.dumps(asdict(o), sort_keys=True) + "\n" for o in records)
 
 
 def load(text: str) -> list[Observation]:
     return [Observation(**json.loads(line)) for line in text.splitlines() if line.strip()]
+
+
+def load_runs(text: str) -> list[CaseRun]:
+    return [CaseRun(**json.loads(line)) for line in text.splitlines() if line.strip()]
+
+
+def runs_table(runs: Sequence[CaseRun], versions: Sequence[str] = VERSIONS) -> list[str]:
+    """Every recorded case x version: how its runs ended (``3 passed``, ``1 passed, 2 failed``)."""
+    lines = ["| case | " + " | ".join(versions) + " |", "| --- | " + " | ".join("---" for _ in versions) + " |"]
+    for case in sorted({r.case for r in runs}):
+        cells = []
+        for version in versions:
+            outcomes = [r.outcome for r in runs if r.case == case and r.version == version]
+            counts = {o: outcomes.count(o) for o in sorted(set(outcomes))}
+            cells.append(", ".join(f"{n} {o}" for o, n in counts.items()) or "no run stored")
+        lines.append(f"| {case} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def tally(observations: Sequence[Observation], finding: Finding, version: str) -> str:
@@ -228,8 +265,11 @@ def tally(observations: Sequence[Observation], finding: Finding, version: str) -
     return f"reproduces ({shown} of {count})" if shown else f"not seen in {count}"
 
 
-def render(observations: Sequence[Observation], versions: Sequence[str] = VERSIONS) -> str:
-    """The results page: one row per finding, one column per version; then each finding's evidence."""
+def render(
+    observations: Sequence[Observation], runs: Sequence[CaseRun] = (), versions: Sequence[str] = VERSIONS
+) -> str:
+    """The results page: one row per finding, one column per version; every recorded case's runs; then each
+    finding's evidence."""
     lines = [
         "# Findings per Pulsar version",
         "",
@@ -244,6 +284,15 @@ def render(observations: Sequence[Observation], versions: Sequence[str] = VERSIO
     for finding in FINDINGS:
         cells = [tally(observations, finding, version) for version in versions]
         lines.append(f"| {finding.title} | " + " | ".join(cells) + f" | {finding.upstream} |")
+    lines += [
+        "",
+        "## Every recorded run",
+        "",
+        "How each recorded case's runs ended, per version (the verdict's outcome: an expected failure that showed is",
+        "`failed` here; the pytest outcome, XFAIL or FAILED, depends on the scenario's `expect_failure.versions`).",
+        "",
+        *runs_table(runs, versions),
+    ]
     for finding in FINDINGS:
         lines += [
             "",
@@ -260,14 +309,14 @@ def render(observations: Sequence[Observation], versions: Sequence[str] = VERSIO
             lines.append(
                 f"- `pytest '{node}' --pulsar-ha-pulsar-version=X.Y.Z` (`make matrix` runs it on each version)"
             )
-        runs = [o for o in observations if o.finding == finding.key]
-        if runs:
+        seen = [o for o in observations if o.finding == finding.key]
+        if seen:
             lines += [
                 "",
                 "| recorded | version | case | seed | shown | figures |",
                 "| --- | --- | --- | --- | --- | --- |",
             ]
-            for o in sorted(runs, key=lambda o: (o.version, o.recorded, o.case, o.seed)):
+            for o in sorted(seen, key=lambda o: (o.version, o.recorded, o.case, o.seed)):
                 lines.append(
                     f"| {o.recorded} | {o.version} | {o.case} | {o.seed} | {'yes' if o.shown else 'no'} | "
                     f"{o.figures.replace('|', '/')} |"

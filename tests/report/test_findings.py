@@ -9,7 +9,17 @@ from typing import Any
 import pytest
 
 from pytest_pulsar_ha.cli import main
-from pytest_pulsar_ha.report.findings import FINDINGS, Observation, dump, load, observe, render, tally
+from pytest_pulsar_ha.report.findings import (
+    FINDINGS,
+    CaseRun,
+    Observation,
+    dump,
+    load,
+    load_runs,
+    observe,
+    render,
+    tally,
+)
 from pytest_pulsar_ha.spec.loader import load_scenarios
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -19,6 +29,7 @@ def _verdict(case: str, checks: dict[str, bool], pulsar: str | None = "4.2.4 (as
              deadlocks: list[str] | None = None, seed: int = 5) -> dict[str, Any]:  # fmt: skip
     return {
         "id": case,
+        "outcome": "passed" if all(checks.values()) else "failed",
         "seed": seed,
         "facts": {} if pulsar is None else {"pulsar": pulsar},
         "checks": [{"name": n, "ok": ok, "measured": f"{n}-figure"} for n, ok in checks.items()],
@@ -96,11 +107,16 @@ def test_record_then_page_through_the_command(tmp_path: Path, capsys: pytest.Cap
     run = tmp_path / "reports" / "primary-outage_java_"
     run.mkdir(parents=True)
     (run / "verdict.json").write_text(json.dumps(_verdict("primary-outage[java]", {"ordering": False}, seed=11)))
-    data, page = tmp_path / "obs.jsonl", tmp_path / "findings.md"
-    assert main(["findings", "record", str(tmp_path / "reports"), "--data", str(data)]) == 0
-    assert main(["findings", "record", str(tmp_path / "reports"), "--data", str(data)]) == 0  # recorded once
+    data, runs, page = tmp_path / "obs.jsonl", tmp_path / "runs.jsonl", tmp_path / "findings.md"
+    record = ["findings", "record", str(tmp_path / "reports"), "--data", str(data), "--runs", str(runs)]
+    assert main(record) == 0
+    assert main(record) == 0  # recorded once
     assert len(load(data.read_text())) == 1
-    assert main(["findings", "page", "--data", str(data), "--out", str(page)]) == 0
+    assert load_runs(runs.read_text()) == [
+        CaseRun("primary-outage[java]", "4.2.4", "failed", 11, load_runs(runs.read_text())[0].recorded)
+    ]
+    assert main(["findings", "page", "--data", str(data), "--runs", str(runs), "--out", str(page)]) == 0
     row = next(line for line in page.read_text().splitlines() if line.startswith("| Java's consumer"))
     assert "| no run stored | reproduces (1 of 1 run) |" in row
-    assert page.read_text() == render(load(data.read_text()))
+    assert "| primary-outage[java] | no run stored | 1 failed |" in page.read_text()
+    assert page.read_text() == render(load(data.read_text()), load_runs(runs.read_text()))
