@@ -194,7 +194,8 @@ def test_an_unknown_expectation_is_an_error_naming_the_known_ones() -> None:
 def test_an_unusable_history_fails_the_spark_expectations_with_the_reason(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    pytest.importorskip("pyspark")
+    import pyspark  # noqa: F401  (a hard dependency: a broken install fails here, never skips)
+
     # spark_checks.checks is imported before the patch, so that its own `from .load import load_history` binds
     # the real one (else the stand-in leaks into every later test)
     import spark_checks.checks

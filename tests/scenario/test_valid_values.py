@@ -5,6 +5,7 @@ from __future__ import annotations
 import typing
 from typing import Any
 
+import jsonschema
 import pytest
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -14,8 +15,6 @@ from pytest_pulsar_ha.spec.ranges import metadata, with_metadata
 from pytest_pulsar_ha.spec.reference import main, rewrite, section, table
 
 from .helpers import REPO
-
-jsonschema = pytest.importorskip("jsonschema")
 
 EDGES: tuple[Any, ...] = (-1, 0, 1, 0.5, 2**31 - 1, 2**31, 2**63 - 1, 2**63, 10**400, float("inf"), float("nan"))
 EDGES += ("0s", "0ms", "0.0s", "0.001s", "1s", "0B", "1B", "0KB", "0/s", "0.5/m", "1/s", "0KB/s", "1KB/s", "x")

@@ -31,7 +31,6 @@ TEST_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 
 @pytest.fixture(scope="session")
 def spark() -> Iterator[SparkSession]:
-    pytest.importorskip("pyspark", reason="the Spark checks need pyspark (pip install -e '.[spark]')")
     from spark_checks.session import MASTER_ENV, build_spark_session
 
     session = build_spark_session(

@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from pytest_pulsar_ha.history import EVENT_COLUMNS, RECEIVE, HistoryWriter
@@ -57,8 +59,6 @@ def test_anomaly_in_a_parquet_directory_exits_1(spark: SparkSession, tmp_path: P
 
 
 def test_missing_column_in_parquet_exits_2_naming_it(spark: SparkSession, tmp_path: Path) -> None:
-    pa = pytest.importorskip("pyarrow")
-    pq = pytest.importorskip("pyarrow.parquet")
     rows = [e.to_dict() for e in failover_history(per_producer=2).events]
     columns = [name for name in EVENT_COLUMNS if name != "seq"]  # a history without its seq column
     table = pa.table({name: [row[name] for row in rows] for name in columns})

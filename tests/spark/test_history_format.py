@@ -8,6 +8,7 @@ import sys
 import threading
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 
 from pytest_pulsar_ha.history import (
@@ -119,7 +120,6 @@ def test_appends_from_many_threads(tmp_path: Path) -> None:
 
 
 def test_parquet_writer_and_conversion(tmp_path: Path) -> None:
-    pq = pytest.importorskip("pyarrow.parquet")
     events = failover_history(per_producer=3).events
     direct = tmp_path / "direct.parquet"
     with HistoryWriter(direct, row_group_rows=10) as writer:
