@@ -156,16 +156,25 @@ def provider_event(setup: ProviderSetup, event: Any) -> Event | None:
     return None
 
 
-def record_provider_events(setup: ProviderSetup, log: EventLog) -> Callable[[], None]:
+def record_provider_events(
+    setup: ProviderSetup, log: EventLog, on_error: Callable[[str], None] | None = None
+) -> Callable[[], None]:
     """Add the provider's events to the run's sink ``log`` as they happen (and those it already had); returns the
-    unsubscribe function. The provider writes through the same sink as the workload and the nemesis."""
+    unsubscribe function. The provider writes through the same sink as the workload and the nemesis. An event that
+    cannot be written goes to ``on_error`` (the run reports it as a problem: the history misses it), never only to
+    a log."""
     if setup.events is None:
         return lambda: None
 
     def record(event: Any) -> None:
-        mapped = provider_event(setup, event)
-        if mapped is not None:
-            log.add(mapped)
+        try:
+            mapped = provider_event(setup, event)
+            if mapped is not None:
+                log.add(mapped)
+        except Exception as exc:
+            if on_error is None:
+                raise
+            on_error(f"{type(event).__name__} at {getattr(event, 'ts', '?')}: {type(exc).__name__}: {exc}")
 
     unsubscribe: Callable[[], None] = setup.events.subscribe(record, replay=True)
     return unsubscribe

@@ -26,6 +26,8 @@ class Provider(Part):
     def __init__(self) -> None:
         self.stack = ExitStack()
         self.unsubscribe: Callable[[], None] = _nothing
+        self.unrecorded: list[str] = []
+        """provider events that could not be written to the history"""
 
     @classmethod
     def of(cls, ctx: RunContext) -> Provider | None:
@@ -33,13 +35,15 @@ class Provider(Part):
 
     def prepare(self, ctx: RunContext) -> None:
         ctx.provider = build_provider(ctx.env, ctx.scenario, ctx.clusters, self.stack)
-        self.unsubscribe = record_provider_events(ctx.provider, ctx.log)
+        self.unsubscribe = record_provider_events(ctx.provider, ctx.log, self.unrecorded.append)
 
     def close(self, ctx: RunContext) -> None:
         try:
             self.unsubscribe()
         finally:
             self.stack.close()  # e.g. the URL provider's service, after the events stopped
+        for missing in self.unrecorded:
+            ctx.problem("provider", f"a provider event could not be written to the history: {missing}")
 
 
 class PythonClient(Part):
