@@ -3,14 +3,15 @@
     pulsar-ha findings record reports/matrix/4.2.4      # every verdict.json below it; appends to the data file
     pulsar-ha findings page                             # rewrites docs/results/findings.md from the data file
 
-The data file is ``docs/results/data/findings/observations.jsonl`` (``--data``); a run is recorded once (the same
-case, seed and version again is skipped).
+The data files are ``docs/results/data/findings/observations.jsonl`` (``--data``) and ``runs.jsonl`` (``--runs``);
+a run is recorded once (its verdict.json's digest names it).
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -47,8 +48,8 @@ def cmd_findings_record(args: argparse.Namespace) -> int:
     from pytest_pulsar_ha.report.findings import case_run, dump, load, load_runs, observe
 
     known = load(args.data.read_text()) if args.data.exists() else []
-    seen = {(o.finding, o.case, o.seed, o.version) for o in known}
-    known_runs = {(r.case, r.seed, r.version) for r in (load_runs(args.runs.read_text()) if args.runs.exists() else [])}
+    seen = {(o.finding, o.run) for o in known}
+    known_runs = {r.run for r in (load_runs(args.runs.read_text()) if args.runs.exists() else [])}
     new_runs = []
     today = datetime.date.today().isoformat()
     added = []
@@ -58,17 +59,19 @@ def cmd_findings_record(args: argparse.Namespace) -> int:
             raise ConfigurationError(f"{folder}: no verdict.json below it (the evidence folder of a pytest run)")
         for path in verdicts:
             try:
-                verdict = json.loads(path.read_text())
-                observations = observe(verdict, today, args.version)
-                run = case_run(verdict, today, args.version)
+                raw = path.read_bytes()
+                digest = hashlib.sha256(raw).hexdigest()[:12]
+                verdict = json.loads(raw)
+                observations = observe(verdict, today, args.version, digest)
+                run = case_run(verdict, today, args.version, digest)
             except (ValueError, KeyError, TypeError) as exc:
                 raise ConfigurationError(f"{path}: {exc}") from None
-            if (run.case, run.seed, run.version) not in known_runs:
-                known_runs.add((run.case, run.seed, run.version))
+            if run.run not in known_runs:
+                known_runs.add(run.run)
                 new_runs.append(run)
             for o in observations:
-                if (o.finding, o.case, o.seed, o.version) not in seen:
-                    seen.add((o.finding, o.case, o.seed, o.version))
+                if (o.finding, o.run) not in seen:
+                    seen.add((o.finding, o.run))
                     added.append(o)
                     print(f"{o.version} {o.case} seed {o.seed}: {o.finding} {'shown' if o.shown else 'not shown'}")
     args.data.parent.mkdir(parents=True, exist_ok=True)

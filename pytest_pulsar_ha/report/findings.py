@@ -166,6 +166,8 @@ class Observation:
     seed: int
     recorded: str
     """the day the run was recorded (YYYY-MM-DD)"""
+    run: str = ""
+    """which run: a digest of its verdict.json (a scenario's seed is the same in every run of it)"""
 
 
 @dataclass(frozen=True)
@@ -178,14 +180,16 @@ class CaseRun:
     outcome: str
     seed: int
     recorded: str
+    run: str = ""
+    """which run: a digest of its verdict.json (a scenario's seed is the same in every run of it)"""
 
 
-def case_run(verdict: Mapping[str, Any], recorded: str, version: str | None = None) -> CaseRun:
+def case_run(verdict: Mapping[str, Any], recorded: str, version: str | None = None, run: str = "") -> CaseRun:
     case = str(verdict.get("id", ""))
     version = version or answered_version(verdict)
     if version is None:
         raise ValueError(f"{case}: the verdict names no Pulsar version (no 'pulsar' fact); give the version")
-    return CaseRun(case, version, str(verdict.get("outcome", "")), int(verdict.get("seed", 0)), recorded)
+    return CaseRun(case, version, str(verdict.get("outcome", "")), int(verdict.get("seed", 0)), recorded, run)
 
 
 def answered_version(verdict: Mapping[str, Any]) -> str | None:
@@ -194,7 +198,7 @@ def answered_version(verdict: Mapping[str, Any]) -> str | None:
     return match.group(1) if match else None
 
 
-def observe(verdict: Mapping[str, Any], recorded: str, version: str | None = None) -> list[Observation]:
+def observe(verdict: Mapping[str, Any], recorded: str, version: str | None = None, run: str = "") -> list[Observation]:
     """An observation per finding the verdict's case shows (or fails to show). A run that never got to its
     verdicts (no checks, no deadlock) observes nothing: it is no evidence either way."""
     case = str(verdict.get("id", ""))
@@ -210,7 +214,8 @@ def observe(verdict: Mapping[str, Any], recorded: str, version: str | None = Non
         shown, figures = _shown(finding, checks, deadlocks)
         if shown is None:
             continue
-        out.append(Observation(finding.key, version, case, shown, figures, int(verdict.get("seed", 0)), recorded))
+        seed = int(verdict.get("seed", 0))
+        out.append(Observation(finding.key, version, case, shown, figures, seed, recorded, run))
     return out
 
 

@@ -112,11 +112,16 @@ def test_record_then_page_through_the_command(tmp_path: Path, capsys: pytest.Cap
     assert main(record) == 0
     assert main(record) == 0  # recorded once
     assert len(load(data.read_text())) == 1
-    assert load_runs(runs.read_text()) == [
-        CaseRun("primary-outage[java]", "4.2.4", "failed", 11, load_runs(runs.read_text())[0].recorded)
-    ]
+    (recorded,) = load_runs(runs.read_text())
+    assert recorded == CaseRun("primary-outage[java]", "4.2.4", "failed", 11, recorded.recorded, recorded.run)
+    assert len(recorded.run) == 12
+    again = tmp_path / "reports" / "again"  # another run of the same case and seed is another run
+    again.mkdir()
+    (again / "verdict.json").write_text(json.dumps(_verdict("primary-outage[java]", {"ordering": True}, seed=11)))
+    assert main(record) == 0
+    assert sorted(o.shown for o in load(data.read_text())) == [False, True]
     assert main(["findings", "page", "--data", str(data), "--runs", str(runs), "--out", str(page)]) == 0
     row = next(line for line in page.read_text().splitlines() if line.startswith("| Java's consumer"))
-    assert "| no run stored | reproduces (1 of 1 run) |" in row
-    assert "| primary-outage[java] | no run stored | 1 failed |" in page.read_text()
+    assert "| no run stored | reproduces (1 of 2 runs) |" in row
+    assert "| primary-outage[java] | no run stored | 1 failed, 1 passed |" in page.read_text()
     assert page.read_text() == render(load(data.read_text()), load_runs(runs.read_text()))
