@@ -99,7 +99,8 @@ test: setup lint
 		--pulsar-ha-evidence-dir=reports/pulsar-ha-$(SECOND_VERSION) $(PYTEST_ARGS)
 
 # The demo cases and every scenario with an expected failure, on each Pulsar version here (a distribution where
-# one is served, else assembled from Maven artifacts); each version's reports under reports/matrix/<version>.
+# one is served, else assembled from Maven artifacts); each version's reports under reports/matrix/<version>, whose
+# verdicts are then recorded in docs/results/data/findings/ and the findings page rewritten (docs/results/findings.md).
 # The wedging ones (mark wedges_client) run each in a pytest process of its own, as in make migration-chaos.
 MATRIX_VERSIONS ?= 4.0.8 4.2.4
 matrix: setup
@@ -109,7 +110,8 @@ matrix: setup
 		$(PY) -m pytest scenarios -m "expected_failure and not wedges_client" $$args $(PYTEST_ARGS) || status=1; \
 		for id in $$($(PY) -m pytest scenarios -m "expected_failure and wedges_client" --collect-only -q -p no:cacheprovider | grep '::'); do \
 			$(PY) -m pytest "$$id" $$args $(PYTEST_ARGS) || status=1; done; \
-	done; exit $$status
+		$(VENV)/bin/pulsar-ha findings record reports/matrix/$$version || status=1; \
+	done; $(VENV)/bin/pulsar-ha findings page; exit $$status
 
 # Everything that needs no cluster (the plugin marks every test that asks for one `real_clusters`).
 unit: $(VENV)/.installed
