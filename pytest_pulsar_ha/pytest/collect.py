@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
     from pytest_pulsar_ha.runtime.environment_pool import EnvironmentPool
     from pytest_pulsar_ha.settings.clusters import ClusterSpec
+    from pytest_pulsar_ha.spec.modes import ExpectFailure
 
 Runner = Callable[["ScenarioItem", ScenarioCase], None]
 
@@ -147,18 +148,28 @@ class ScenarioFile(pytest.Module):
             yield ScenarioItem.from_parent(self, name=case.id, case=case)
 
 
-def _expected_here(config: pytest.Config, case: ScenarioCase) -> bool | None:
-    """Whether the case's expected failure applies to the Pulsar version of this session (None: known only when
-    the brokers answer, on the external backend)."""
+def _expected_here(config: pytest.Config, case: ScenarioCase) -> tuple[str, bool] | None:
+    """The xfail mark's reason and strictness for the case's expected failure on this session's Pulsar version;
+    None where none applies. On the external backend the version is known only once the brokers answer: every
+    entry's reason, not strict (the runner then judges by the brokers' answer)."""
     from pytest_pulsar_ha.pytest.keys import SETTINGS_KEY
 
-    expect_failure = case.scenario.expect_failure
+    entries = case.scenario.expected_failures
     settings = config.stash.get(SETTINGS_KEY, None)
-    if expect_failure is None or expect_failure.versions is None:
-        return True
-    if settings is None or settings.backend == "external":
+    if not entries:
         return None
-    return expect_failure.applies_to({settings.pulsar_version})
+    if settings is None or settings.backend == "external":
+        if len(entries) == 1 and entries[0].versions is None:
+            return _reason(entries[0]), not entries[0].intermittent
+        return "; ".join(_reason(e) + f" [on {', '.join(e.versions or ('any',))}]" for e in entries), False
+    here = case.scenario.expected_failures_on({settings.pulsar_version})
+    if not here:
+        return None
+    return "; or ".join(_reason(e) for e in here), not any(e.intermittent for e in here)
+
+
+def _reason(entry: ExpectFailure) -> str:
+    return entry.reason + (f" ({entry.issue})" if entry.issue else "")
 
 
 class ScenarioItem(pytest.Function):
@@ -173,15 +184,13 @@ class ScenarioItem(pytest.Function):
         self.add_marker(SCENARIO_MARK)
         for mark in case.scenario.marks:
             self.add_marker(mark)
-        expect_failure = case.scenario.expect_failure
-        if expect_failure is not None:
+        if case.scenario.expected_failures:
             self.add_marker("expected_failure")  # whatever the version: make matrix runs each on every version
-        applies = _expected_here(kwargs["parent"].config, case)
-        if expect_failure is not None and applies is not False:
-            reason = expect_failure.reason + (f" ({expect_failure.issue})" if expect_failure.issue else "")
-            # an intermittent one may pass: XPASS, not a failure; so may one whose Pulsar version is known only
-            # once the brokers answer (external clusters), where the runner then judges every expectation
-            strict = not expect_failure.intermittent and applies is True
+        # an intermittent one may pass: XPASS, not a failure; so may one whose Pulsar version is known only
+        # once the brokers answer (external clusters), where the runner then judges every expectation
+        expected = _expected_here(kwargs["parent"].config, case)
+        if expected is not None:
+            reason, strict = expected
             self.add_marker(pytest.mark.xfail(reason=reason, strict=strict, raises=ExpectedScenarioFailure))
         self.user_properties.append(("scenario_seed", case.seed))
 

@@ -53,25 +53,30 @@ def run_scenario(item: Any, case: ScenarioCase, record: Callable[[ScenarioResult
         result.outcome = "xfailed"
         dumps = ", ".join(str(p) for name, p in result.evidence.items() if name.endswith(" deadlock"))
         pytest.xfail(f"{defect}; the JVM's dump: {dumps}\n{result.describe()}\n  {replay}")
-    expect_failure = case.scenario.expect_failure
-    if expect_failure is not None and not expect_failure.applies_to(_running_versions(item)):
-        if result.outcome != "passed":
-            seen_on = ", ".join(expect_failure.versions or ())
-            raise ScenarioFailed(
-                f"expect_failure applies to Pulsar {seen_on} only; this run is on {result.facts.get('pulsar')}, "
-                f"where every expectation must hold:\n{result.describe()}\n  {replay}"
-            )
-        expect_failure = None
-    if expect_failure is not None and result.outcome == "failed" and not result.problems:
-        kinds = [e.kind for e in case.scenario.expect]
-        found = mismatches(expect_failure.names, expect_failure.measured, kinds, result.checks)
-        if not found:
-            result.outcome = "xfailed"
-            raise ExpectedScenarioFailure(f"expected failure ({expect_failure.reason}):\n{result.describe()}")
-        announced = ", ".join(expect_failure.names)
-        lines = "\n".join(f"  - {line}" for line in found)
+    entries = case.scenario.expected_failures
+    applicable = case.scenario.expected_failures_on(_running_versions(item)) if entries else ()
+    if entries and not applicable and result.outcome != "passed":
+        seen_on = ", ".join(sorted({version for entry in entries for version in entry.versions or ()}))
         raise ScenarioFailed(
-            f"not the announced failure (expect_failure names {announced}):\n{lines}\n{result.describe()}\n  {replay}"
+            f"expect_failure applies to Pulsar {seen_on} only; this run is on {result.facts.get('pulsar')}, "
+            f"where every expectation must hold:\n{result.describe()}\n  {replay}"
         )
+    if applicable and result.outcome == "failed" and not result.problems:
+        kinds = [e.kind for e in case.scenario.expect]
+        differences: list[str] = []
+        for entry in applicable:
+            found = mismatches(entry.names, entry.measured, kinds, result.checks)
+            if not found:
+                result.outcome = "xfailed"
+                raise ExpectedScenarioFailure(f"expected failure ({entry.reason}):\n{result.describe()}")
+            lines = "\n".join(f"  - {line}" for line in found)
+            heading = f"expect_failure names {', '.join(entry.names)}"
+            if len(applicable) == 1:
+                differences.append(f"not the announced failure ({heading}):\n{lines}")
+            else:
+                differences.append(f"expect_failure[{entries.index(entry)}] ({heading}):\n{lines}")
+        if len(differences) > 1:
+            differences.insert(0, "not one of the announced failures:")
+        raise ScenarioFailed("\n".join(differences) + f"\n{result.describe()}\n  {replay}")
     if result.outcome != "passed":
         raise ScenarioFailed(f"{result.describe()}\n  {replay}")

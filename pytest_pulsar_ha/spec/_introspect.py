@@ -48,3 +48,34 @@ def tags(union: Any) -> dict[str, type[BaseModel]]:
         if isinstance(tag, str):
             tags[tag] = member
     return tags
+
+
+def one_or_several(tp: Any) -> type[BaseModel] | None:
+    """The model of a key that takes one mapping or a list of them (``M | tuple[M, ...]``, tagged or not);
+    None for any other type."""
+    if not is_union(tp):
+        return None
+    members = [
+        typing.get_args(m)[0] if typing.get_origin(m) is typing.Annotated else m
+        for m in typing.get_args(tp)
+        if m is not type(None)
+    ]
+    if len(members) != 2:
+        return None
+    models = [m for m in members if is_model(m)]
+    several = [m for m in members if typing.get_origin(m) is tuple]
+    if len(models) != 1 or len(several) != 1:
+        return None
+    args = typing.get_args(several[0])
+    return models[0] if len(args) == 2 and args[0] is models[0] and args[1] is Ellipsis else None
+
+
+def tag_names(union: Any) -> dict[str, Any]:
+    """Every member of a union that carries a ``Tag(...)``, by tag, models or not."""
+    named: dict[str, Any] = {}
+    for member in typing.get_args(union):
+        if typing.get_origin(member) is typing.Annotated:
+            tag = next((m.tag for m in member.__metadata__ if isinstance(m, Tag)), None)
+            if isinstance(tag, str):
+                named[tag] = typing.get_args(member)[0]
+    return named

@@ -14,6 +14,7 @@ from pydantic_core import ErrorDetails
 
 from pytest_pulsar_ha.spec._introspect import is_model as _is_model
 from pytest_pulsar_ha.spec._introspect import strip as _strip
+from pytest_pulsar_ha.spec._introspect import tag_names as _tag_names
 from pytest_pulsar_ha.spec._introspect import tags as _tags
 from pytest_pulsar_ha.spec.base import PROBLEMS_ERROR, Loc
 from pytest_pulsar_ha.spec.quantities import QUANTITY_ERROR_TYPES, describe
@@ -76,6 +77,10 @@ def _walk(root: type[BaseModel], loc: tuple[str | int, ...]) -> _Walk:
                 tp = args[part] if isinstance(part, int) and part < len(args) else None
         elif typing.get_origin(tp) in (typing.Union, types.UnionType) and part in (tags := _tags(tp)):
             union, tag, tp = tags, str(part), tags[str(part)]
+            parts.pop(0)
+            continue
+        elif typing.get_origin(tp) in (typing.Union, types.UnionType) and part in (named := _tag_names(tp)):
+            tp = named[str(part)]  # a tagged member that is not a model (a list of them): no key in the YAML
             parts.pop(0)
             continue
         else:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import (
+    Discriminator,
     Field,
     Strict,
     StringConstraints,
+    Tag,
     model_validator,
 )
 
@@ -79,6 +81,18 @@ class ExpectFailure(_Model):
         return self
 
 
+def _one_or_several(value: Any) -> str:
+    return "several" if isinstance(value, list | tuple) else "one"
+
+
+ExpectFailures = Annotated[
+    Annotated[ExpectFailure, Tag("one")] | Annotated[tuple[ExpectFailure, ...], Tag("several")],
+    Discriminator(_one_or_several),
+]
+"""One expected failure, or a list of them, each for the Pulsar versions it was seen on (a release may fail
+otherwise, with another figure)."""
+
+
 SOAK_EXPECTATIONS = ("no_loss", "ordering", "max_duplicates")
 """What a soak may expect: the checks that read the whole history on Spark (not a list in memory)."""
 
@@ -116,14 +130,34 @@ def check_soak(scenario: Scenario) -> list[tuple[Loc, str]]:
 
 
 def check_expect_failure(scenario: Scenario) -> list[tuple[Loc, str]]:
-    """Each expectation named to fail is one of this scenario's."""
-    if scenario.expect_failure is None:
-        return []
+    """Each expectation named to fail is one of this scenario's; in a list, each entry names the versions it was
+    seen on, and no two entries are the same failure."""
+    several = isinstance(scenario.expect_failure, tuple)
     kinds = [e.kind for e in scenario.expect]
-    names = scenario.expect_failure.names
-    loc: Loc = ("expect_failure", "expectation")
-    return [
-        ((*loc, index) if len(names) > 1 else loc, place)
-        for index, name in enumerate(names)
-        if isinstance(place := expected_failure.resolve(name, kinds), str)
-    ]
+    problems: list[tuple[Loc, str]] = []
+    if several and not scenario.expected_failures:
+        problems.append((("expect_failure",), "name at least one expected failure (or leave expect_failure out)"))
+    shapes: dict[tuple[frozenset[str], str | None], int] = {}
+    for number, entry in enumerate(scenario.expected_failures):
+        where: Loc = ("expect_failure", number) if several else ("expect_failure",)
+        names = entry.names
+        loc: Loc = (*where, "expectation")
+        problems += [
+            ((*loc, index) if len(names) > 1 else loc, place)
+            for index, name in enumerate(names)
+            if isinstance(place := expected_failure.resolve(name, kinds), str)
+        ]
+        if not several:
+            continue
+        if entry.versions is None:
+            problems.append(
+                ((*where, "versions"), "in a list of expected failures, each names the Pulsar versions it was seen on")
+            )
+        shape = (frozenset(names), entry.measured)
+        earlier = scenario.expected_failures[shapes[shape]] if shape in shapes else None
+        if earlier is not None and set(entry.versions or ()) & set(earlier.versions or ()):
+            problems.append(
+                (where, f"the same failure as expect_failure[{shapes[shape]}] on the same versions: merge them")
+            )
+        shapes.setdefault(shape, number)
+    return problems

@@ -15,7 +15,7 @@ import annotated_types
 from pydantic import WithJsonSchema
 from pydantic.fields import FieldInfo
 
-from pytest_pulsar_ha.spec._introspect import is_model, is_union, tags
+from pytest_pulsar_ha.spec._introspect import is_model, is_union, one_or_several, tags
 from pytest_pulsar_ha.spec.quantities import AboveZero, _Quantity
 
 
@@ -87,6 +87,8 @@ def valid_values(annotation: Any) -> str:
         return description[:1].lower() + description[1:] if description else "text"
     if typing.get_origin(tp) is tuple:
         return _list(tp, meta)
+    if one_or_several(tp) is not None:
+        return "a mapping, or a list of them"
     if is_model(tp):
         return "a mapping"
     if is_union(tp) and tags(tp):

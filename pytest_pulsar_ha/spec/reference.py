@@ -13,7 +13,7 @@ from pathlib import Path
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-from pytest_pulsar_ha.spec._introspect import is_model, is_union, tags
+from pytest_pulsar_ha.spec._introspect import is_model, is_union, one_or_several, tags
 from pytest_pulsar_ha.spec.quantities import _Quantity
 from pytest_pulsar_ha.spec.ranges import metadata, valid_values, with_metadata
 from pytest_pulsar_ha.spec.scenario import Scenario
@@ -60,6 +60,7 @@ def _rows(model: type[BaseModel], prefix: str, kind: str | None, rows: dict[tupl
             entry.append(kind)
         nested = item_tp if item_tp is not None and (is_model(item_tp) or is_union(item_tp)) else tp
         inner = f"{path}[]." if nested is item_tp else f"{path}."
+        nested = one_or_several(nested) or nested  # a mapping or a list of them: the mapping's keys
         if is_model(nested):
             _rows(nested, inner, kind, rows)
         elif is_union(nested) and tags(nested):

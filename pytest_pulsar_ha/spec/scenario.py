@@ -15,7 +15,7 @@ from pytest_pulsar_ha.spec.base import Loc, MarkName, ScenarioName, Seed, _Model
 from pytest_pulsar_ha.spec.expectations import Expectation, PlacementSpec, placement_cluster
 from pytest_pulsar_ha.spec.faults import Fault
 from pytest_pulsar_ha.spec.generate import FaultSpace
-from pytest_pulsar_ha.spec.modes import ExpectFailure, Soak
+from pytest_pulsar_ha.spec.modes import ExpectFailure, ExpectFailures, Soak
 from pytest_pulsar_ha.spec.providers import Client, NoProvider, Provider, PythonClient
 from pytest_pulsar_ha.spec.rules import RULES
 from pytest_pulsar_ha.spec.topology import Topology
@@ -47,8 +47,10 @@ class Scenario(_Model):
     """Faults drawn at random from the run's seed, added after `faults`."""
     expect: tuple[Expectation, ...] = Field(min_length=1)
     """What must hold; each item has one key naming the expectation."""
-    expect_failure: ExpectFailure | None = None
-    """Mark the scenario as written to fail (an expected failure, reported as XFAIL; a pass fails the run)."""
+    expect_failure: ExpectFailures | None = None
+    """Mark the scenario as written to fail (an expected failure, reported as XFAIL; a pass fails the run). A list
+    names each failure seen, with the Pulsar versions it was seen on: a release that fails otherwise, or one seen
+    to fail in two ways (a run must show one of them)."""
     soak: Soak | None = None
     """Run as a soak: the history streamed to Parquet in bounded memory and judged on Spark (long runs)."""
 
@@ -56,6 +58,18 @@ class Scenario(_Model):
     def _check(self) -> Scenario:
         _raise_problems([problem for rule in RULES for problem in rule(self)])
         return self
+
+    @property
+    def expected_failures(self) -> tuple[ExpectFailure, ...]:
+        """The scenario's expected failures, as a tuple (one, several, or none)."""
+        if self.expect_failure is None:
+            return ()
+        return self.expect_failure if isinstance(self.expect_failure, tuple) else (self.expect_failure,)
+
+    def expected_failures_on(self, versions: set[str]) -> tuple[ExpectFailure, ...]:
+        """The expected failures that apply on clusters that answered ``versions``: a run shows one of them (none:
+        every expectation must hold there)."""
+        return tuple(entry for entry in self.expected_failures if entry.applies_to(versions))
 
     def cluster_refs(self) -> Iterator[tuple[Loc, str]]:
         """Every cluster named by the provider, the workload, the faults and the expectations, with where."""

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pytest_pulsar_ha.spec._introspect import is_model, is_union, strip, tags
+from pytest_pulsar_ha.spec._introspect import is_model, is_union, one_or_several, strip, tags
 from pytest_pulsar_ha.spec.base import SCENARIO_NAME_PATTERN
 from pytest_pulsar_ha.spec.loader import EXTENSION_PREFIX, FILE_SUFFIX
 from pytest_pulsar_ha.spec.scenario import Scenario
@@ -66,7 +66,13 @@ def scenario_file_schema() -> dict[str, Any]:
         if key == "name":
             continue
         prop = scenario["properties"][key]
-        if _is_mapping_field(field.annotation):
+        model = one_or_several(strip(field.annotation))
+        if model is not None:  # a mapping merges over the scenario's; a list replaces it
+            ref = {"$ref": f"#/$defs/{model.__name__}"}
+            one = _partial({**ref, "description": prop.get("description", "")}, defs)
+            several = {"type": "array", "items": ref, "description": "A list replaces the scenario's value."}
+            variant_properties[key] = {"oneOf": [one, several]}
+        elif _is_mapping_field(field.annotation):
             variant_properties[key] = _partial(prop, defs)
         else:
             variant_properties[key] = {k: v for k, v in prop.items() if k != "default"}

@@ -19,14 +19,14 @@ def test_help_lists_every_option_with_its_ini_name(pytester: pytest.Pytester) ->
 def test_header_shows_the_effective_settings(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(PASSING)
     result = pytester.runpytest("--pulsar-ha-clusters=east,west", "--pulsar-ha-heap=1g")
-    result.stdout.fnmatch_lines(["pulsar-ha: backend=embedded clusters=east,west auth=none pulsar=4.0.8* heap=1g *"])
+    result.stdout.fnmatch_lines(["pulsar-ha: backend=embedded clusters=east,west auth=none pulsar=4.2.4* heap=1g *"])
     assert result.ret == 0
 
 
 def test_header_names_the_images_of_the_docker_backend(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(PASSING)
     result = pytester.runpytest("--pulsar-ha-backend=docker")
-    result.stdout.fnmatch_lines(["*backend=docker * image=apachepulsar/pulsar:4.0.8 toxiproxy=binary"])
+    result.stdout.fnmatch_lines(["*backend=docker * image=apachepulsar/pulsar:4.2.4 toxiproxy=binary"])
     pytester.makeini("[pytest]\npulsar_ha_image = mine/pulsar:1\npulsar_ha_toxiproxy_image = mine/toxiproxy:2\n")
     result = pytester.runpytest("--pulsar-ha-backend=docker")
     result.stdout.fnmatch_lines(["*backend=docker * image=mine/pulsar:1 toxiproxy=mine/toxiproxy:2"])

@@ -96,6 +96,58 @@ def test_an_expected_failure_loads_with_its_expectation(tmp_path: Path) -> None:
     assert scenario.expect_failure.names == ("switch", "no_loss")
 
 
+def test_a_list_of_expected_failures_loads_each_with_its_versions(tmp_path: Path) -> None:
+    block = (
+        "\n      - {expectation: switch, reason: late, versions: [4.0.8, 4.2.4]}"
+        "\n      - {expectation: [switch, no_loss], reason: gone, versions: [4.2.4]}\n"
+    )
+    (scenario,) = load_text(tmp_path, SCENARIO + f"    expect_failure:{block}")
+    assert [e.names for e in scenario.expected_failures] == [("switch",), ("switch", "no_loss")]
+    assert [e.reason for e in scenario.expected_failures_on({"4.2.4"})] == ["late", "gone"]
+    assert [e.reason for e in scenario.expected_failures_on({"4.0.8"})] == ["late"]
+    assert scenario.expected_failures_on({"5.0.1"}) == ()
+    assert scenario.expected_failures_on({"4.0.8", "4.2.4"}) == scenario.expected_failures[:1]
+
+
+def test_one_expected_failure_without_versions_applies_everywhere(tmp_path: Path) -> None:
+    (scenario,) = load_text(tmp_path, SCENARIO + "    expect_failure: {expectation: switch, reason: r}\n")
+    assert scenario.expected_failures_on({"4.0.8"}) == scenario.expected_failures
+    (plain,) = load_text(tmp_path, SCENARIO)
+    assert plain.expected_failures == () and plain.expected_failures_on({"4.0.8"}) == ()
+
+
+@pytest.mark.parametrize(
+    ("block", "message"),
+    [
+        ("[]", "t.pulsar-ha.yaml:10: scenarios[0].expect_failure: name at least one expected failure"),
+        (
+            "[{expectation: switch, reason: r}]",
+            "t.pulsar-ha.yaml:10: scenarios[0].expect_failure[0].versions: in a list of expected failures, each "
+            "names the Pulsar versions it was seen on",
+        ),
+        (
+            "[{expectation: switch, reason: r, versions: [4.0.8]},"
+            " {expectation: switch, reason: s, versions: [4.0.8]}]",
+            "scenarios[0].expect_failure[1]: the same failure as expect_failure[0] on the same versions: merge them",
+        ),
+        (
+            "[{expectation: switch, reason: r, versions: [4.0.8]}, {expectation: nope, reason: s, versions: [4.2.4]}]",
+            "scenarios[0].expect_failure[1].expectation: no nope expectation in this scenario",
+        ),
+        (
+            "[{expectation: switch, versions: [4.0.8]}]",
+            "scenarios[0].expect_failure[0]: missing required key 'reason'",
+        ),
+        (
+            "[{expectation: switch, reason: r, versions: [4.0.8], extra: 1}]",
+            "scenarios[0].expect_failure[0]: unknown key 'extra'",
+        ),
+    ],
+)
+def test_a_bad_list_of_expected_failures_is_reported_with_where(tmp_path: Path, block: str, message: str) -> None:
+    assert message in load_errors(tmp_path, SCENARIO + f"    expect_failure: {block}\n")
+
+
 @pytest.mark.parametrize(
     ("block", "message"),
     [
@@ -131,5 +183,6 @@ def test_every_shipped_expected_failure_names_what_must_fail() -> None:
     assert len(failing) >= 7
     for case in failing:
         kinds = [e.kind for e in case.scenario.expect]  # type: ignore[attr-defined]
-        for name in case.scenario.expect_failure.names:  # type: ignore[attr-defined]
-            assert isinstance(resolve(name, kinds), int), case.id  # type: ignore[attr-defined]
+        for entry in case.scenario.expected_failures:  # type: ignore[attr-defined]
+            for name in entry.names:
+                assert isinstance(resolve(name, kinds), int), case.id  # type: ignore[attr-defined]

@@ -1,0 +1,109 @@
+"""A list of expected failures: each names the versions it was seen on; a run on one of them is XFAIL when it shows
+one of the failures that apply there, exactly; anything else fails and says how the run differs from each.
+
+Real pytest collection of a scenario file, the plugin's real runner and summary; only ``execute`` (which would
+need clusters) is replaced by one returning a run's verdicts, and the environment by one whose brokers answer a
+given version.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+SCENARIO = """
+scenarios:
+  - name: shapes
+    topology: {clusters: [cluster-a]}
+    workload: {topics: [{name: t}], rate: 10/s, duration: 2s}
+    expect:
+      - no_loss: true
+      - ordering: {per: producer}
+    expect_failure:
+      - expectation: [no_loss, ordering]
+        reason: both break
+        versions: [4.0.8, 4.2.4]
+      - expectation: no_loss
+        measured: "^lost=[1-9]$"
+        reason: a few are lost
+        versions: [4.2.4]
+"""
+
+CONFTEST = """
+import pytest
+from pytest_pulsar_ha.checks.result import CheckResult
+from pytest_pulsar_ha.pytest import runner as scenario_runner
+
+LOST = {lost!r}
+REORDERS = {reorders!r}
+ANSWER = {answer!r}
+
+class Brokers:
+    def broker_versions(self):
+        return {{"cluster-a": ANSWER}}
+
+@pytest.fixture(scope="session")
+def pulsar_ha():
+    return Brokers()
+
+def fake_execute(case, env, *, evidence_dir, spark, seed=None):
+    result = scenario_runner.ScenarioResult(case.id, "failed" if LOST or REORDERS else "passed", 7)
+    result.facts["pulsar"] = "brokers answer " + ANSWER
+    result.checks.append(CheckResult("no_loss", not LOST, "every send received", f"lost={{LOST}}"))
+    result.checks.append(CheckResult("ordering", not REORDERS, "no reorder", f"reorders={{REORDERS}}"))
+    return result
+
+scenario_runner.execute = fake_execute
+"""
+
+
+def _run(pytester: pytest.Pytester, *, version: str, lost: int, reorders: int) -> pytest.RunResult:
+    pytester.makeconftest(CONFTEST.format(lost=lost, reorders=reorders, answer=version))
+    (pytester.path / "shapes.pulsar-ha.yaml").write_text(SCENARIO)
+    return pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rxXf", f"--pulsar-ha-pulsar-version={version}")
+
+
+@pytest.mark.parametrize(("lost", "reorders"), [(40, 2), (3, 0)])
+def test_on_424_either_failure_seen_there_is_xfail(pytester: pytest.Pytester, lost: int, reorders: int) -> None:
+    result = _run(pytester, version="4.2.4", lost=lost, reorders=reorders)
+    result.assert_outcomes(xfailed=1)
+
+
+def test_on_408_the_failure_seen_only_on_424_fails(pytester: pytest.Pytester) -> None:
+    result = _run(pytester, version="4.0.8", lost=3, reorders=0)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        ["*not the announced failure (expect_failure names no_loss, ordering):*", "*ordering was expected to fail*"]
+    )
+
+
+def test_on_408_the_failure_seen_there_is_xfail(pytester: pytest.Pytester) -> None:
+    result = _run(pytester, version="4.0.8", lost=40, reorders=2)
+    result.assert_outcomes(xfailed=1)
+
+
+def test_a_figure_outside_every_shape_fails_naming_each(pytester: pytest.Pytester) -> None:
+    result = _run(pytester, version="4.2.4", lost=30, reorders=0)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*not one of the announced failures:*",
+            "*expect_failure[[]0[]] (expect_failure names no_loss, ordering):*",
+            "*ordering was expected to fail and held*",
+            "*expect_failure[[]1[]] (expect_failure names no_loss):*",
+            "*no_loss failed with 'lost=30', which does not match measured*",
+        ]
+    )
+
+
+def test_where_one_applies_a_pass_is_a_strict_xpass(pytester: pytest.Pytester) -> None:
+    result = _run(pytester, version="4.2.4", lost=0, reorders=0)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*XPASS(strict)*"])
+
+
+def test_on_a_version_none_was_seen_on_every_expectation_must_hold(pytester: pytest.Pytester) -> None:
+    failed = _run(pytester, version="4.2.5", lost=40, reorders=2)
+    failed.assert_outcomes(failed=1)
+    failed.stdout.fnmatch_lines(["*expect_failure applies to Pulsar 4.0.8, 4.2.4 only; this run is on*"])
+    passed = _run(pytester, version="4.2.5", lost=0, reorders=0)
+    passed.assert_outcomes(passed=1)
