@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pytest_pulsar_ha.checks.expected_failure import mismatches
+from pytest_pulsar_ha.checks.expected_failure import deadlock_differences, mismatches
 from pytest_pulsar_ha.report.result import ScenarioResult
 from pytest_pulsar_ha.run.conductor import execute
 from pytest_pulsar_ha.spec.loader import ScenarioCase
@@ -45,16 +45,10 @@ def run_scenario(item: Any, case: ScenarioCase, record: Callable[[ScenarioResult
     if record is not None:
         record(result)
     replay = f"replay: pytest '{item.nodeid}' --pulsar-ha-seed={result.seed}"
-    defect = result.known_pulsar_defect
-    if defect is not None and result.outcome in ("failed", "deviated"):
-        # a known Pulsar deadlock stopped the run: shown as an expected failure with its evidence, never a pass
-        import pytest
-
-        result.outcome = "xfailed"
-        dumps = ", ".join(str(p) for name, p in result.evidence.items() if name.endswith(" deadlock"))
-        pytest.xfail(f"{defect}; the JVM's dump: {dumps}\n{result.describe()}\n  {replay}")
-    entries = case.scenario.expected_failures
-    applicable = case.scenario.expected_failures_on(_running_versions(item)) if entries else ()
+    if result.deadlocks:
+        _judge_deadlocked(item, case, result, replay)
+    entries = tuple(e for e in case.scenario.expected_failures if e.deadlock is None)
+    applicable = tuple(e for e in case.scenario.expected_failures_on(_running_versions(item)) if e in entries)
     if entries and not applicable and result.outcome != "passed":
         seen_on = ", ".join(sorted({version for entry in entries for version in entry.versions or ()}))
         raise ScenarioFailed(
@@ -65,7 +59,7 @@ def run_scenario(item: Any, case: ScenarioCase, record: Callable[[ScenarioResult
         kinds = [e.kind for e in case.scenario.expect]
         differences: list[str] = []
         for entry in applicable:
-            found = mismatches(entry.names, entry.measured, kinds, result.checks)
+            found = mismatches(entry.names, entry.measured, kinds, result.checks, entry.figure)
             if not found:
                 result.outcome = "xfailed"
                 raise ExpectedScenarioFailure(f"expected failure ({entry.reason}):\n{result.describe()}")
@@ -80,3 +74,43 @@ def run_scenario(item: Any, case: ScenarioCase, record: Callable[[ScenarioResult
         raise ScenarioFailed("\n".join(differences) + f"\n{result.describe()}\n  {replay}")
     if result.outcome != "passed":
         raise ScenarioFailed(f"{result.describe()}\n  {replay}")
+
+
+def _judge_deadlocked(item: Any, case: ScenarioCase, result: ScenarioResult, replay: str) -> None:
+    """A run in which Pulsar deadlocked: XFAIL only where the scenario declares that known deadlock for this
+    Pulsar version and nothing failed that the deadlock does not explain; else a failure that names the deadlock
+    as a finding. A deadlock found before the faults started is an error of the environment. Always raises."""
+    import pytest
+
+    from pytest_pulsar_ha.spec.errors import ScenarioFailed
+
+    dumps = {name.removesuffix(" deadlock"): p for name, p in result.evidence.items() if name.endswith(" deadlock")}
+    pulsar = result.facts.get("pulsar", "version unknown")
+    found = "\n".join(
+        f"  - {d.describe()}; the JVM's dump: {dumps.get(d.cluster, 'not kept')}; Pulsar {pulsar}"
+        for d in result.deadlocks
+    )
+    if any(d.before_faults for d in result.deadlocks):
+        raise ScenarioFailed(
+            "Pulsar was deadlocked before the faults started: an error of the environment, not an expected failure"
+            f" of the scenario:\n{found}\n{result.describe()}\n  {replay}"
+        )
+    declared = [e for e in case.scenario.expected_failures_on(_running_versions(item)) if e.deadlock is not None]
+    kinds = [e.kind for e in case.scenario.expect]
+    differences: list[str] = []
+    for entry in declared:
+        unexplained = deadlock_differences(entry, result, kinds)
+        if not unexplained:
+            result.outcome = "xfailed"
+            pytest.xfail(f"{entry.reason} ({entry.issue or 'no upstream issue'}):\n{found}\n{result.describe()}")
+        differences.append(
+            f"expect_failure names the deadlock {entry.deadlock}, but:\n" + "\n".join(f"  - {u}" for u in unexplained)
+        )
+    if not declared:
+        differences.append(
+            "no expected failure of this scenario declares a deadlock on this Pulsar version: a finding, report it "
+            "upstream with the dump (or, for a known one, declare it with expect_failure.deadlock and its versions)"
+        )
+    raise ScenarioFailed(
+        f"Pulsar deadlocked during the run:\n{found}\n" + "\n".join(differences) + f"\n{result.describe()}\n  {replay}"
+    )

@@ -38,6 +38,7 @@ def write_evidence(result: ScenarioResult, events: list[Event], evidence_dir: Pa
                 "threads": list(d.threads),
                 "known": None if d.known is None else d.known.name,
                 "upstream": None if d.known is None else d.known.upstream,
+                "before_faults": d.before_faults,
             }
             for d in result.deadlocks
         ],

@@ -30,14 +30,6 @@ class ScenarioResult:
     """Clusters whose JVM deadlocked during the run (checks.deadlocks): a Pulsar defect, not the scenario's"""
 
     @property
-    def known_pulsar_defect(self) -> str | None:
-        """Why the run could not pass when a known Pulsar deadlock stopped it (every deadlock of the run is a known
-        one), else None: the runner reports such a run as an expected failure, with this as its reason."""
-        if not self.deadlocks or any(d.known is None for d in self.deadlocks):
-            return None
-        return "; ".join(d.describe() for d in self.deadlocks)
-
-    @property
     def failed_checks(self) -> list[CheckResult]:
         return [c for c in self.checks if not c.ok]
 

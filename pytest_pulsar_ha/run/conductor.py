@@ -11,12 +11,14 @@ it matches) and restarted, so that the next test gets a healthy one.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 from pytest_pulsar_ha.checks import evaluate
+from pytest_pulsar_ha.checks.expected_failure import DEADLOCK_PROBLEM_PREFIX
 from pytest_pulsar_ha.checks.side_by_side import client_label, side_by_side
 from pytest_pulsar_ha.report.evidence import write_evidence
 from pytest_pulsar_ha.report.result import ScenarioResult
@@ -68,7 +70,8 @@ def execute(
         result.outcome = "failed"
         result.problems.append(refused)
         return result
-    before = steady_state(env, clusters, 30)
+    started = time.time()  # a deadlock's block is read from the part of the broker's log written since
+    before = steady_state(env, clusters, 30, since=started, before_faults=True)
     result.facts["pulsar"] = env.describe_pulsar()
     if before:
         result.outcome = "deviated"
@@ -88,9 +91,9 @@ def execute(
     workload = ctx.needs_workload()
     stuck = workload.hung_closes + [h for h in ctx.hung if h]  # the client's own failure, kept as evidence
     result.problems += [f"the workload could not record a send's outcome: {e}" for e in workload.callback_errors]
-    after = steady_state(env, clusters, STEADY_STATE_SECONDS)
+    after = steady_state(env, clusters, STEADY_STATE_SECONDS, since=started)
     if after:
-        result.problems += [f"steady state after the faults: {p}" for p in after.problems]
+        result.problems += [DEADLOCK_PROBLEM_PREFIX + p for p in after.problems]
     keep_deadlocks(after.deadlocks, evidence_dir, result)
     events, history = store.seal(ctx)
     ctx.facts.update(

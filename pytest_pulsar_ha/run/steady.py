@@ -41,9 +41,12 @@ def steady_state(
     *,
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
+    since: float | None = None,
+    before_faults: bool = False,
 ) -> Health:
     """Poll every cluster's health check until all pass or ``timeout`` seconds passed; a deadlocked cluster is
-    read once and not polled again."""
+    read once and not polled again: its JVM block from the part of its log written since ``since`` (the run's
+    start, seconds since the epoch), ``before_faults`` saying which check found it."""
     deadline = clock() + timeout
     deadlocked: dict[str, Deadlock] = {}
     while True:
@@ -56,7 +59,7 @@ def steady_state(
             except Exception as exc:
                 answer = str(exc)
                 if is_deadlock_answer(answer):
-                    deadlocked[name] = _read(env, name, answer, sleep)
+                    deadlocked[name] = _read(env, name, answer, sleep, since, before_faults)
                 else:
                     problems.append(f"{name} is not healthy: {exc}")
         if not problems or clock() > deadline:
@@ -65,15 +68,22 @@ def steady_state(
         sleep(1.0)
 
 
-def _read(env: PulsarHaEnvironment, name: str, answer: str, sleep: Callable[[float], None]) -> Deadlock:
+def _read(
+    env: PulsarHaEnvironment,
+    name: str,
+    answer: str,
+    sleep: Callable[[float], None],
+    since: float | None,
+    before_faults: bool,
+) -> Deadlock:
     cluster = env.cluster(name)
-    deadlock = read_deadlock(name, answer, "")
+    deadlock = read_deadlock(name, answer, "", before_faults=before_faults)
     for attempt in range(DEADLOCK_LOG_TRIES):
         try:
             log = cluster.log_tail(DEADLOCK_LOG_LINES)
         except Exception:  # a backend without logs, or one gone: the answer alone says enough
             return deadlock
-        deadlock = read_deadlock(name, answer, log)
+        deadlock = read_deadlock(name, answer, log, since=since, before_faults=before_faults)
         if deadlock.block or not log:
             return deadlock
         if attempt + 1 < DEADLOCK_LOG_TRIES:

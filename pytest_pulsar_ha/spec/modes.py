@@ -29,6 +29,7 @@ from pytest_pulsar_ha.spec import expected_failure
 
 ExpectationRef = Annotated[str, StringConstraints(pattern=f"^{expected_failure.REF_PATTERN}$")]
 PulsarVersion = Annotated[str, StringConstraints(pattern=r"^\d+\.\d+\.\d+$")]
+FigureName = Annotated[str, StringConstraints(pattern=f"^{expected_failure.FIGURE_NAME_PATTERN}$")]
 
 
 class ExpectFailure(_Model):
@@ -39,9 +40,20 @@ class ExpectFailure(_Model):
 
     expectation: ExpectationRef | tuple[ExpectationRef, ...]
     """The expectation that must fail: its kind (`converged`), or `kind#n` for the n-th of a kind that appears
-    more than once; a list names several that must all fail."""
+    more than once; a list names several that must all fail. With `deadlock`: the expectations the deadlock may
+    make fail (every other one must hold)."""
+    deadlock: str | None = None
+    """A known Pulsar deadlock (its name in the harness's catalogue, checks/deadlocks.py) this scenario can run
+    into: a run where it stops a broker after the faults started is XFAIL when only the named expectations
+    failed; a run without it is judged as usual. A deadlock found before the faults is an error of the
+    environment, never an expected failure."""
     measured: str | None = None
-    """A regular expression the named expectation's measured figure must match (one expectation named)."""
+    """A regular expression the named expectation's measured text must match (one expectation named): for what
+    it says in words (`no send acknowledged by green`); a number is a `figure`."""
+    figure: dict[FigureName, tuple[float, float]] | None = None
+    """The range the named expectation's measured figure must fall in, both ends included (one expectation
+    named): `{lost: [40, 120]}` reads `lost=75` from its measured text, `{seconds: [20, 70]}` a duration
+    (`29.99s`). State the range the mechanism allows, with the runs it was seen in, not just "some"."""
     reason: str = Field(min_length=1)
     """Why it fails: what the failing expectation demonstrates."""
     issue: str | None = None
@@ -71,6 +83,28 @@ class ExpectFailure(_Model):
         problems += _duplicates(self.names, ("expectation",), "expectation")
         if self.versions is not None and not self.versions:
             problems.append((("versions",), "name at least one Pulsar version the failure was seen on"))
+        if self.deadlock is not None:
+            from pytest_pulsar_ha.checks.deadlocks import KNOWN_DEADLOCKS  # checks imports the spec: not at load
+
+            known = [k.name for k in KNOWN_DEADLOCKS]
+            if self.deadlock not in known:
+                problems.append((("deadlock",), f"unknown deadlock {self.deadlock!r}; known: {', '.join(known)}"))
+            if self.measured is not None or self.figure is not None:
+                problems.append((("deadlock",), "a deadlock names the expectations it may fail, not a figure"))
+            if self.versions is None:
+                problems.append((("versions",), "name the Pulsar versions the deadlock was seen on"))
+        if self.figure is not None:
+            if len(self.figure) != 1:
+                problems.append((("figure",), "name one figure and its range, e.g. {lost: [40, 120]}"))
+            problems += [
+                (("figure", name), f"the range's low end {low:g} is above its high end {high:g}")
+                for name, (low, high) in self.figure.items()
+                if low > high
+            ]
+            if len(self.names) > 1:
+                problems.append((("figure",), "figure needs one named expectation, found several"))
+            if self.measured is not None:
+                problems.append((("figure",), "give measured (words) or figure (a number's range), not both"))
         if self.measured is not None:
             if len(self.names) > 1:
                 problems.append((("measured",), "measured needs one named expectation, found several"))
@@ -137,7 +171,7 @@ def check_expect_failure(scenario: Scenario) -> list[tuple[Loc, str]]:
     problems: list[tuple[Loc, str]] = []
     if several and not scenario.expected_failures:
         problems.append((("expect_failure",), "name at least one expected failure (or leave expect_failure out)"))
-    shapes: dict[tuple[frozenset[str], str | None], int] = {}
+    shapes: dict[tuple[frozenset[str], str | None, str, str | None], int] = {}
     for number, entry in enumerate(scenario.expected_failures):
         where: Loc = ("expect_failure", number) if several else ("expect_failure",)
         names = entry.names
@@ -153,7 +187,7 @@ def check_expect_failure(scenario: Scenario) -> list[tuple[Loc, str]]:
             problems.append(
                 ((*where, "versions"), "in a list of expected failures, each names the Pulsar versions it was seen on")
             )
-        shape = (frozenset(names), entry.measured)
+        shape = (frozenset(names), entry.measured, repr(entry.figure), entry.deadlock)
         earlier = scenario.expected_failures[shapes[shape]] if shape in shapes else None
         if earlier is not None and set(entry.versions or ()) & set(earlier.versions or ()):
             problems.append(

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from pathlib import Path
 
 from hypothesis import given
@@ -15,11 +16,13 @@ from pytest_pulsar_ha.checks.deadlocks import (
     BLOCK_END,
     BLOCK_START,
     KNOWN_DEADLOCKS,
+    block_threads,
     deadlock_block,
     deadlocked_threads,
     is_deadlock_answer,
     known_deadlock,
     read_deadlock,
+    record_time,
 )
 
 BLOCK = (Path(__file__).parent / "data" / "deadlock-topic-migrated.txt").read_text()
@@ -117,3 +120,37 @@ def test_any_text_is_read_without_error(text: str) -> None:
     deadlocked_threads(text)
     deadlock_block(text)
     read_deadlock("c", text, text).describe()
+
+
+THREADS = ("broker-topic-workers-OrderedExecutor-0-0(tid=73)", "pulsar-io-18-3(tid=133)")
+
+
+def test_only_a_block_of_the_named_threads_is_this_deadlock() -> None:
+    assert block_threads(BLOCK) == {"broker-topic-workers-OrderedExecutor-0-0", "pulsar-io-18-3"}
+    assert deadlock_block(BLOCK, THREADS) != ""
+    assert deadlock_block(BLOCK, ("pulsar-io-18-3(tid=133)",)) == "", "a thread the health check did not name"
+    newer_of_others = BLOCK.replace("pulsar-io-18-3", "pulsar-io-18-9")
+    assert "pulsar-io-18-3" in deadlock_block(BLOCK + "\n" + newer_of_others, THREADS)
+
+
+def test_an_older_block_does_not_stand_in_for_a_cut_newer_one() -> None:
+    older = "2026-11-27T10:00:00,000+0000 [w] ERROR x - Deadlocked threads detected.\n" + BLOCK
+    cut = "2026-11-27T13:36:52,016+0000 [w] ERROR x - Deadlocked threads detected.\n" + BLOCK_START + '\n"pulsar-io'
+    started = datetime(2026, 11, 27, 13, 0, tzinfo=timezone.utc).timestamp()
+    assert deadlock_block(older + "\n" + cut, THREADS, since=started) == ""
+    assert deadlock_block(older + "\n" + cut, THREADS) != "", "without the run's start, any block of those threads"
+
+
+def test_a_block_is_dated_by_the_record_above_it() -> None:
+    log = "2026-11-27T13:36:52,016+0000 [w] ERROR x - y\nline\n" + BLOCK
+    at = datetime(2026, 11, 27, 13, 36, 52, 16000, tzinfo=timezone.utc).timestamp()
+    assert record_time(log, log.index(BLOCK_START)) == at
+    assert deadlock_block(log, THREADS, since=at) != ""
+    assert deadlock_block(log, THREADS, since=at + 0.001) == ""
+    assert deadlock_block(BLOCK, THREADS, since=at) == "", "an undated block is no run's"
+    assert record_time("2026-02-30T10:00:00,000+0000 x\n", 40) is None
+
+
+def test_a_health_check_that_names_no_thread_matches_no_block() -> None:
+    deadlock = read_deadlock("blue", "HTTP 500: Deadlocked threads detected.", BLOCK)
+    assert deadlock.block == "" and deadlock.known is None

@@ -3,6 +3,7 @@ not waited for, its JVM block kept as evidence, and it is restarted; other clust
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, cast
 
@@ -11,7 +12,9 @@ from pytest_pulsar_ha.run.steady import keep_deadlocks, restart_deadlocked, stea
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
 
 BLOCK = (Path(__file__).parents[1] / "checks" / "data" / "deadlock-topic-migrated.txt").read_text()
-DEADLOCK_ANSWER = "HTTP 500: Deadlocked threads detected. pulsar-io-18-3(tid=133), worker-0(tid=73)"
+DEADLOCK_ANSWER = (
+    "HTTP 500: Deadlocked threads detected. pulsar-io-18-3(tid=133), broker-topic-workers-OrderedExecutor-0-0(tid=73)"
+)
 
 
 class FakeClock:
@@ -97,7 +100,10 @@ def test_a_deadlocked_cluster_is_asked_once_and_not_waited_for() -> None:
     assert blue.asked == 1 and clock.now == 0.0
     assert len(health.deadlocks) == 1
     deadlock = health.deadlocks[0]
-    assert deadlock.cluster == "blue" and deadlock.threads == ("pulsar-io-18-3(tid=133)", "worker-0(tid=73)")
+    assert deadlock.cluster == "blue" and deadlock.threads == (
+        "pulsar-io-18-3(tid=133)",
+        "broker-topic-workers-OrderedExecutor-0-0(tid=73)",
+    )
     assert deadlock.known is not None and deadlock.block.startswith("Found one Java-level deadlock:")
     assert health.problems == [deadlock.describe()]
 
@@ -128,7 +134,7 @@ def test_the_deadlock_is_kept_as_evidence_and_the_cluster_restarted(tmp_path: Pa
     text = dump.read_text()
     assert text.startswith("Pulsar deadlocked on blue") and "Consumer.topicMigrated" in text
     assert result.deadlocks == health.deadlocks
-    assert result.known_pulsar_defect is not None and "apache/pulsar/pull/26111" in result.known_pulsar_defect
+    assert result.deadlocks[0].known is not None and "apache/pulsar/pull/26111" in result.deadlocks[0].describe()
     restart_deadlocked(env, health.deadlocks, result)
     assert blue.calls == ["kill", "start"]
     assert result.facts["blue restart"].startswith("restarted after its deadlock in")
@@ -140,7 +146,35 @@ def test_an_unknown_deadlock_is_no_known_defect(tmp_path: Path) -> None:
     health = steady_state(_env(blue=blue), ["blue"], 120, clock=clock, sleep=clock.sleep)
     result = ScenarioResult("x", "deviated", 1)
     keep_deadlocks(health.deadlocks, tmp_path, result)
-    assert result.deadlocks and result.known_pulsar_defect is None
+    assert result.deadlocks and result.deadlocks[0].known is None
+
+
+def test_a_block_of_other_threads_than_the_health_check_names_is_not_read() -> None:
+    clock = FakeClock()
+    answer = "HTTP 500: Deadlocked threads detected. pulsar-io-18-7(tid=140), worker-2(tid=75)"
+    blue = FakeCluster([RuntimeError(answer)], logs=[BLOCK] * 5)
+    health = steady_state(_env(blue=blue), ["blue"], 120, clock=clock, sleep=clock.sleep)
+    assert health.deadlocks[0].block == "" and health.deadlocks[0].known is None
+
+
+def test_a_block_logged_before_the_run_started_is_not_read() -> None:
+    clock = FakeClock()
+    logged = "2026-11-27T13:36:52,016+0000 [pulsar-web-49-7] ERROR BrokersBase - Deadlocked threads detected.\n"
+    blue = FakeCluster([RuntimeError(DEADLOCK_ANSWER)], logs=[logged + BLOCK] * 5)
+    stamp = datetime(2026, 11, 27, 13, 36, 52, 16000, tzinfo=timezone.utc).timestamp()
+    stale = steady_state(_env(blue=blue), ["blue"], 120, clock=clock, sleep=clock.sleep, since=stamp + 1)
+    assert stale.deadlocks[0].block == "" and stale.deadlocks[0].known is None
+    blue = FakeCluster([RuntimeError(DEADLOCK_ANSWER)], logs=[logged + BLOCK])
+    fresh = steady_state(_env(blue=blue), ["blue"], 120, clock=clock, sleep=clock.sleep, since=stamp)
+    assert fresh.deadlocks[0].known is not None and not fresh.deadlocks[0].before_faults
+
+
+def test_a_deadlock_before_the_faults_says_the_environment_was_broken() -> None:
+    clock = FakeClock()
+    blue = FakeCluster([RuntimeError(DEADLOCK_ANSWER)], logs=[BLOCK])
+    health = steady_state(_env(blue=blue), ["blue"], 30, clock=clock, sleep=clock.sleep, before_faults=True)
+    assert health.deadlocks[0].before_faults
+    assert "before the faults started" in health.deadlocks[0].describe()
 
 
 def test_a_cluster_that_cannot_be_restarted_says_so() -> None:

@@ -4,14 +4,17 @@ time, with the file and line."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pytest_pulsar_ha.checks.expected_failure import mismatches
 from pytest_pulsar_ha.checks.result import CheckResult
 from pytest_pulsar_ha.scenario import load_scenarios
-from pytest_pulsar_ha.spec.expected_failure import resolve
+from pytest_pulsar_ha.spec.expected_failure import figure_value, resolve
 
 from .helpers import REPO, dedent, load_errors, load_text
 
@@ -70,6 +73,28 @@ def test_the_figure_must_match_when_one_is_asked_for() -> None:
     assert mismatches(["no_loss"], r"^0 lost", KINDS, checks) == [
         "no_loss failed with '3 lost of 400', which does not match measured: '^0 lost'"
     ]
+
+
+def test_the_figure_must_fall_in_its_range() -> None:
+    checks = _checks(True, True, False, True, measured="subscriptions=1, lost=75, lost[sub-0]=75")
+    assert mismatches(["no_loss"], None, KINDS, checks, {"lost": (40, 120)}) == []
+    assert mismatches(["no_loss"], None, KINDS, checks, {"lost": (75, 75)}) == []
+    assert mismatches(["no_loss"], None, KINDS, checks, {"lost": (1, 9)}) == [
+        "no_loss failed with lost=75, outside the expected range [1, 9]"
+    ]
+    assert mismatches(["no_loss"], None, KINDS, checks, {"reorders": (1, 3)}) == [
+        "no_loss failed with 'subscriptions=1, lost=75, lost[sub-0]=75', which has no reorders figure"
+    ]
+
+
+def test_a_figure_is_read_by_its_plain_key_or_as_seconds() -> None:
+    assert figure_value("lost", "subscriptions=1, lost=75, lost[sub-0]=74") == 75
+    assert figure_value("lost", "lost[sub-0]=74") is None
+    assert figure_value("lost", "lost_total=3") is None
+    assert figure_value("reorders", "reorders=0, reorders[producer]=2") == 0
+    assert figure_value("seconds", "29.99s") == 29.99
+    assert figure_value("seconds", "no send acknowledged by green after it") is None
+    assert figure_value("lost", "lost=-1") == -1
 
 
 SCENARIO = dedent(
@@ -166,6 +191,31 @@ def test_a_bad_list_of_expected_failures_is_reported_with_where(tmp_path: Path, 
             "scenarios[0].expect_failure.measured: measured needs one named expectation, found several",
         ),
         ("{expectation: switch, measured: '(', reason: r}", "scenarios[0].expect_failure.measured: not a regular"),
+        (
+            "{expectation: no_loss, figure: {lost: [9, 1]}, reason: r}",
+            "scenarios[0].expect_failure.figure.lost: the range's low end 9 is above its high end 1",
+        ),
+        (
+            "{expectation: no_loss, figure: {lost: [1, 9], reorders: [1, 2]}, reason: r}",
+            "scenarios[0].expect_failure.figure: name one figure and its range",
+        ),
+        (
+            "{expectation: [switch, no_loss], figure: {lost: [1, 9]}, reason: r}",
+            "scenarios[0].expect_failure.figure: figure needs one named expectation, found several",
+        ),
+        (
+            "{expectation: no_loss, figure: {lost: [1, 9]}, measured: x, reason: r}",
+            "scenarios[0].expect_failure.figure: give measured (words) or figure (a number's range), not both",
+        ),
+        ("{expectation: no_loss, figure: {lost: 3}, reason: r}", "scenarios[0].expect_failure.figure.lost"),
+        (
+            "{deadlock: nope, expectation: no_loss, reason: r, versions: [4.0.8]}",
+            "scenarios[0].expect_failure.deadlock: unknown deadlock 'nope'; known: topic-migrated-single-active",
+        ),
+        (
+            "{deadlock: topic-migrated-single-active-consumer, expectation: no_loss, reason: r}",
+            "scenarios[0].expect_failure.versions: name the Pulsar versions the deadlock was seen on",
+        ),
         ("{expectation: 'no loss', reason: r}", "scenarios[0].expect_failure.expectation"),
     ],
 )
@@ -186,3 +236,16 @@ def test_every_shipped_expected_failure_names_what_must_fail() -> None:
         for entry in case.scenario.expected_failures:  # type: ignore[attr-defined]
             for name in entry.names:
                 assert isinstance(resolve(name, kinds), int), case.id  # type: ignore[attr-defined]
+
+
+def test_a_shipped_expected_failure_states_numbers_as_ranges() -> None:
+    """`measured` is for words; a figure that counts (lost, reorders, seconds) is a range, never "at least one"."""
+    for case in _shipped():
+        for entry in case.scenario.expected_failures:  # type: ignore[attr-defined]
+            assert entry.measured is None or not re.search(r"\d|\\d", entry.measured), (case.id, entry.measured)  # type: ignore[attr-defined]
+
+
+@given(st.text(), st.sampled_from(["lost", "reorders", "seconds", "x"]))
+def test_any_measured_text_is_read_without_error(text: str, name: str) -> None:
+    value = figure_value(name, text)
+    assert value is None or isinstance(value, float)
