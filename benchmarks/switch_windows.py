@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_pulsar_ha import HaSettings, build_environment, parse_clusters
+from pytest_pulsar_ha.checks.windows import RECONNECT_BUDGET_S, DerivedWindow, WindowExpectation, derive_window
 from pytest_pulsar_ha.history import ACK, SWITCH, Event
 from pytest_pulsar_ha.run.conductor import execute
 from pytest_pulsar_ha.scenario import ScenarioError
@@ -40,7 +41,7 @@ def _safe(case_id: str) -> str:
 
 def timing_cases(pattern: str | None) -> list[ScenarioCase]:
     cases = []
-    for path in sorted((ROOT / "scenarios").glob("*.pulsar-ha.yaml")):
+    for path in sorted((ROOT / "scenarios").rglob("*.pulsar-ha.yaml")):
         try:
             loaded = load_scenarios(path)
         except ScenarioError as exc:
@@ -51,6 +52,8 @@ def timing_cases(pattern: str | None) -> list[ScenarioCase]:
             if not kinds & set(TIMING_KINDS):
                 continue
             if pattern and not re.search(pattern, case.id):
+                continue
+            if "nightly_demo" in case.scenario.marks:  # flaky by design (scenarios/nightly): not a window to back
                 continue
             cases.append(case)
     return cases
@@ -150,6 +153,13 @@ def main() -> int:
         print(f"\n{case.id}: passed {passed[case.id]}/{args.rounds}; reconnect {_stats(reconnects[case.id])}")
         for key, values in figures[case.id].items():
             print(f"  {key:<14} {_stats(values):<22} {windows[case.id][key]}")
+            expectation = case.scenario.expect[int(key.split("#")[1])]
+            window = derive_window(case.scenario, expectation) if isinstance(expectation, WindowExpectation) else ""
+            print(f"  {'':<14} derived {window.describe() if isinstance(window, DerivedWindow) else window}")
+        if reconnects[case.id]:
+            worst = max(reconnects[case.id])
+            count, ratio = len(reconnects[case.id]), worst / RECONNECT_BUDGET_S
+            print(f"  reconnect: worst {worst:.2f}s of {count}, {ratio:.2f} of the budget R ({RECONNECT_BUDGET_S}s)")
         summary[case.id] = {
             "passed": passed[case.id],
             "rounds": args.rounds,

@@ -3,6 +3,7 @@ after the recorded fault start or end), no_switch, and availability from each se
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 
@@ -105,7 +106,18 @@ def judge_window(expectation: SwitchExpectation | SwitchBackExpectation, context
         of = expectation.switch.of
     else:
         spec, of = expectation.switch_back, "fault_end"
-    return window_check(expectation.kind, spec.to, spec.within, of, spec.fault, context)
+    result = window_check(expectation.kind, spec.to, spec.within, of, spec.fault, context)
+    if result.ok:
+        return result
+    from pytest_pulsar_ha.checks.windows import DerivedWindow, derive_window
+
+    window = derive_window(context.scenario, expectation)
+    derivation = (
+        f"the window its settings derive: {window.describe()}"
+        if isinstance(window, DerivedWindow)
+        else f"no window derived from its settings: {window}"
+    )
+    return dataclasses.replace(result, details="\n".join(filter(None, [result.details, derivation])))
 
 
 @checker("no_switch")

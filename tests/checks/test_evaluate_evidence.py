@@ -16,6 +16,7 @@ from pytest_pulsar_ha.history import ACK, FAULT_END, FAULT_START, PROBE, SEND, E
 from pytest_pulsar_ha.history import SWITCH as SWITCHED
 from pytest_pulsar_ha.run.provider import ProviderSetup
 from pytest_pulsar_ha.spec.loader import parse_scenarios
+from pytest_pulsar_ha.spec.providers import NoProvider
 from pytest_pulsar_ha.spec.scenario import Scenario
 
 S = 1_000_000_000
@@ -145,7 +146,19 @@ def test_a_late_switch_back_says_what_the_provider_saw_of_the_cluster() -> None:
         "1 probe(s) of cluster-a passed, the first at +1.25s",
         "2 probe(s) of cluster-a failed at +0.25s, +0.75s: timed out",
         "provider switched to cluster-a at +5.30s: primary healthy for 4.0s",
+        "the window its settings derive: [3.200s, 3.700s]: the on-time switch S = 3.250s after the pinned fault "
+        "moment, the window [S - 0.05s, S + R 0.4s + 0.05s] (check interval 0.5s)",
     ]
+
+
+def test_a_missed_window_of_a_provider_without_a_model_says_none_is_derived() -> None:
+    events = [fault(3), send(9, 1), ack(9.1, 1, B), fault(8, FAULT_END)]
+    plain = scenario(SWITCH).model_copy(update={"provider": NoProvider(kind="none")})
+    (result,) = judge(plain, events)
+    assert not result.ok
+    assert result.details.splitlines()[-1] == (
+        "no window derived from its settings: no model of provider kind none: it has no checks to derive a switch from"
+    )
 
 
 def test_a_switch_in_its_window_carries_no_account() -> None:

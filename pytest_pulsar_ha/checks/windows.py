@@ -1,0 +1,177 @@
+"""The switch windows a scenario's settings derive: one derivation the docs, the benchmark, the runner and the
+tests share.
+
+How (README, "How the tests measure a switch"): the nemesis pins the fault a window is measured from half an
+interval before a provider check (:mod:`pytest_pulsar_ha.nemesis.tick_grid`). The on-time provider's switch, S
+after the fault, follows from its rules tick by tick: ours (AutoClusterFailover) through its real decision code
+(``FailoverPolicy``), the others from their sources (Java's and the C++ client's AutoClusterFailover, our
+ControlledClusterFailover's poll, the example StickyFailover). The window is [S - EPS, S + R + EPS]: R is the
+client's reconnect budget, from the switch to the first send acknowledged by the new cluster
+(:data:`RECONNECT_BUDGET_S`, backed by ``benchmarks/switch_windows.py``'s stored output); a Java producer also
+waits out its reconnect backoff (``client.max_backoff``). A provider one interval late lands at S + I + R, outside
+the window for every R in [0, R] when I > R + 2 EPS.
+
+A scenario whose provider this module has no model of (``kind: none``, a custom factory other than the example)
+derives no window: :func:`derive_window` says why.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from pytest_pulsar_ha.nemesis.tick_grid import TickGrid
+from pytest_pulsar_ha.spec.expectations import SwitchBackExpectation, SwitchExpectation
+from pytest_pulsar_ha.spec.providers import AutoProvider, ControlledProvider, CustomProvider, JavaClient, NativeProvider
+from pytest_pulsar_ha.spec.scenario import Scenario
+
+RECONNECT_BUDGET_S = 0.4
+"""R: the switch to the first send acknowledged by the new cluster, for a client that reconnects at once."""
+EPS = 0.05
+"""How far the pinned moment and the provider's grid may be off: the nemesis wakes and applies a fault within
+milliseconds; the native provider's checks drift by each check's duration (it schedules the next one after)."""
+SLOW_TO_FAIL = ("timeout", "pause")
+"""Faults a probe sees only by timing out (the switch is decided when the probe's timeout ends)."""
+STICKY_FACTORY = "examples.sticky_failover:build"
+"""The one custom provider modelled here (it says when it checks: ``tick_grid``)."""
+
+WindowExpectation = SwitchExpectation | SwitchBackExpectation
+
+
+@dataclass(frozen=True)
+class DerivedWindow:
+    low_s: float
+    high_s: float
+    switch_s: float
+    """S: when the on-time provider switches, after the (pinned) fault start or end"""
+    interval_s: float
+    budget_s: float
+
+    def describe(self) -> str:
+        return (
+            f"[{self.low_s:.3f}s, {self.high_s:.3f}s]: the on-time switch S = {self.switch_s:.3f}s after the pinned "
+            f"fault moment, the window [S - {EPS}s, S + R {self.budget_s:g}s + {EPS}s] (check interval "
+            f"{self.interval_s:g}s)"
+        )
+
+
+def window_reference(expectation: WindowExpectation) -> tuple[int, bool]:
+    """(the fault's index, whether the window is measured from its end)."""
+    if isinstance(expectation, SwitchBackExpectation):
+        return expectation.switch_back.fault, True
+    return expectation.switch.fault, expectation.switch.of == "fault_end"
+
+
+def check_interval(scenario: Scenario) -> float | str:
+    """The provider's check interval, or why there is no model of when it checks."""
+    provider = scenario.provider
+    if isinstance(provider, CustomProvider):
+        if provider.factory != STICKY_FACTORY:
+            return f"no model of the custom provider {provider.factory} (only {STICKY_FACTORY})"
+        return float(str(provider.args.get("interval_s", 1.0)))
+    if isinstance(provider, AutoProvider | ControlledProvider | NativeProvider):
+        return provider.check_interval.seconds
+    return f"no model of provider kind {provider.kind}: it has no checks to derive a switch from"
+
+
+def _ticks(grid: TickGrid, after: float) -> Iterator[float]:
+    tick = grid.next_tick(after)
+    while True:
+        yield tick
+        tick += grid.interval_s
+
+
+def _policy_switch(provider: AutoProvider, grid: TickGrid, ref: float, back: bool) -> float:
+    """Our AutoClusterFailover's own decision code, ticked on the grid (the primary fails from ``ref``, or is
+    healthy again from ``ref`` after a switch)."""
+    from pulsar_ha_providers.failover_policy import DEFAULT_TOLERANCE_S, FailoverPolicy
+
+    interval = provider.check_interval.seconds
+    policy = FailoverPolicy(
+        2,
+        provider.failover_delay.seconds,
+        provider.switch_back_delay.seconds,
+        tolerance=min(DEFAULT_TOLERANCE_S, interval / 4),
+    )
+    if back:  # on the secondary, the primary failing until ref
+        first = grid.next_tick(ref) - interval
+        policy.tick(first - provider.failover_delay.seconds - interval, {0: False, 1: True})
+        decision = policy.tick(first, {0: False, 1: True})
+        if decision is None:
+            raise AssertionError("the policy did not switch to the secondary before the switch back")
+        policy.commit(decision)
+    for count, tick in enumerate(_ticks(grid, ref)):
+        if policy.tick(tick, {0: back, 1: True}) is not None:
+            return tick
+        if count > 10_000:
+            raise AssertionError("the policy never switched")
+    raise AssertionError("unreachable")
+
+
+def on_time_switch(scenario: Scenario, expectation: WindowExpectation, ref: float, grid: TickGrid) -> float:
+    """When the on-time provider hands clients the new cluster, the fault starting (or ending) at ``ref``.
+    Raises ValueError where there is no model."""
+    provider = scenario.provider
+    index, of_end = window_reference(expectation)
+    back = isinstance(expectation, SwitchBackExpectation)
+    fault = scenario.faults[index]
+    interval = grid.interval_s
+    first = grid.next_tick(ref)  # the first check that sees the fault (or its end)
+    if isinstance(provider, ControlledProvider):
+        if fault.kind == "operator_switch":  # the next poll after the operator's switch
+            return first
+        if fault.kind != "url_provider" or of_end or fault.for_ is None:
+            raise ValueError(f"no model of a controlled provider's switch on a {fault.kind} fault")
+        return grid.next_tick(ref + fault.for_.seconds)  # the first poll after the bad answers end
+    if isinstance(provider, CustomProvider):  # StickyFailover: N failed health checks in a row
+        if back:
+            raise ValueError("StickyFailover never switches back")
+        return first + (int(str(provider.args.get("failures", 3))) - 1) * interval
+    if isinstance(provider, NativeProvider):  # probe counts: threshold = ceil(delay / I) checks in a row
+        delay = provider.switch_back_delay.seconds if back else provider.failover_delay.seconds
+        return first + (max(1, math.ceil(delay / interval)) - 1) * interval
+    if not isinstance(provider, AutoProvider):
+        raise ValueError(f"no model of provider kind {provider.kind}")
+    if isinstance(scenario.client, JavaClient):  # Java's: nanoTime readings D apart, the first at a failed check
+        delay = provider.switch_back_delay.seconds if back else provider.failover_delay.seconds
+        ticks = delay / interval
+        if abs(ticks - round(ticks)) <= 0.1:
+            raise ValueError(
+                "Java compares two System.nanoTime() readings; with a delay of a whole number of checks one a hair "
+                "short waits a check more (seen 5 of 5 times), so the switch moment is not fixed"
+            )
+        return first + math.ceil(ticks) * interval
+    from pulsar_ha_providers.probes import default_probe_timeout
+
+    late = default_probe_timeout(interval) if fault.kind in SLOW_TO_FAIL and not back else 0.0
+    return _policy_switch(provider, grid, ref, back) + late
+
+
+def reconnect_budget(scenario: Scenario) -> float:
+    """R: the switch to the first ack by the new cluster (a Java producer first waits out its backoff)."""
+    client = scenario.client
+    if isinstance(client, JavaClient):
+        if client.max_backoff is None:
+            raise ValueError("a Java client's window needs client.max_backoff (its reconnect backoff's ceiling)")
+        return RECONNECT_BUDGET_S + client.max_backoff.seconds
+    return RECONNECT_BUDGET_S
+
+
+def derive_window(scenario: Scenario, expectation: WindowExpectation) -> DerivedWindow | str:
+    """The window the scenario's settings give the expectation ([S - EPS, S + R + EPS], S from a fault pinned on
+    the provider's grid), or why none can be derived."""
+    interval = check_interval(scenario)
+    if isinstance(interval, str):
+        return interval
+    index, _ = window_reference(expectation)
+    if index >= len(scenario.faults):
+        return f"the scenario has no fault #{index}"
+    grid = TickGrid(0.0, interval)
+    ref = grid.pin(10.0)
+    try:
+        switch = on_time_switch(scenario, expectation, ref, grid) - ref
+        budget = reconnect_budget(scenario)
+    except ValueError as exc:
+        return str(exc)
+    return DerivedWindow(round(switch - EPS, 3), round(switch + budget + EPS, 3), switch, interval, budget)
