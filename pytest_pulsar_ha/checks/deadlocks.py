@@ -18,6 +18,10 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
+from pytest_pulsar_ha.spec.known_deadlocks import KNOWN_DEADLOCKS, KnownDeadlock
+
+__all__ = ["KNOWN_DEADLOCKS", "Deadlock", "KnownDeadlock", "deadlock_block", "read_deadlock"]
+
 HEALTH_MARK = "Deadlocked threads detected"
 BLOCK_START = "Found one Java-level deadlock:"
 BLOCK_END = re.compile(r"^Found \d+ deadlocks?\.\s*$", re.MULTILINE)
@@ -25,42 +29,6 @@ THREADS = re.compile(r"Deadlocked threads detected\.\s*((?:[^,\"\\\n]+\(tid=\d+\
 BLOCK_THREAD = re.compile(r'^"([^"\n]+)":\s*$', re.MULTILINE)
 STACKS_HEADING = "Java stack information for the threads listed above:"
 RECORD_TIME = re.compile(r"^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})[,.](\d{3})(Z|[+-]\d{2}:?\d{2})", re.MULTILINE)
-
-
-@dataclass(frozen=True)
-class KnownDeadlock:
-    """A Pulsar deadlock seen before: every frame of ``frames`` appears in the dump (each thread's stack)."""
-
-    name: str
-    frames: tuple[str, ...]
-    summary: str
-    upstream: str
-    """the upstream issue or pull request that names it (or the closest lead, said so in ``summary``)"""
-    seen_on: tuple[str, ...]
-    """the Pulsar versions it was seen on (a run on another version with the same frames is the same defect, seen
-    there for the first time)"""
-
-
-KNOWN_DEADLOCKS: tuple[KnownDeadlock, ...] = (
-    KnownDeadlock(
-        name="topic-migrated-single-active-consumer",
-        frames=(
-            "Consumer.topicMigrated",
-            "PersistentDispatcherSingleActiveConsumer.readEntriesFailed",
-            "AbstractDispatcherSingleActiveConsumer.removeConsumer",
-            "PersistentSubscription.removeConsumer",
-        ),
-        summary=(
-            "Pulsar 4.0.8 deadlocks in PIP-188 migration: Consumer.topicMigrated runs twice at once on one "
-            "single-active-consumer subscription (from the dispatcher's readEntriesFailed, holding the dispatcher, "
-            "and from an ack on pulsar-io, holding the subscription), each then waits for the other's lock; "
-            "the broker stops serving that topic. Lead: apache/pulsar#26111 makes topicMigrated run once per "
-            "consumer (open; not reported upstream as a deadlock yet)"
-        ),
-        upstream="https://github.com/apache/pulsar/pull/26111",
-        seen_on=("4.0.8",),  # CI rehearsal #8, 2026-11-27 (docs/development.md)
-    ),
-)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from pytest_pulsar_ha.checks.result import CheckResult
 from pytest_pulsar_ha.spec.expected_failure import figure_value, resolve
 
 if TYPE_CHECKING:
-    from pytest_pulsar_ha.report.result import ScenarioResult
+    from pytest_pulsar_ha.checks.deadlocks import Deadlock
     from pytest_pulsar_ha.spec.modes import ExpectFailure
 
 DEADLOCK_PROBLEM_PREFIX = "steady state after the faults: "
@@ -59,18 +59,25 @@ def mismatches(
     return found
 
 
-def deadlock_differences(entry: ExpectFailure, result: ScenarioResult, kinds: Sequence[str]) -> list[str]:
-    """What a deadlocked run shows that ``entry`` (an expected failure naming a known deadlock) does not explain:
-    a deadlock that is not the declared one, a failed expectation it does not name, any problem other than the
-    deadlock itself; empty when the deadlock explains the whole failure."""
+def deadlock_differences(
+    entry: ExpectFailure,
+    deadlocks: Sequence[Deadlock],
+    problems: Sequence[str],
+    checks: Sequence[CheckResult],
+    kinds: Sequence[str],
+) -> list[str]:
+    """What a deadlocked run (its ``deadlocks``, ``problems`` and verdicts ``checks``) shows that ``entry`` (an
+    expected failure naming a known deadlock) does not explain: a deadlock that is not the declared one, a failed
+    expectation it does not name, any problem other than the deadlock itself; empty when the deadlock explains
+    the whole failure."""
     found: list[str] = []
-    for deadlock in result.deadlocks:
+    for deadlock in deadlocks:
         name = deadlock.known.name if deadlock.known is not None else None
         if name != entry.deadlock:
             what = f"the known deadlock {name}" if name else "a deadlock this harness does not know (no block matched)"
             found.append(f"{deadlock.cluster} deadlocked with {what}, not {entry.deadlock}")
-    if len(result.checks) != len(kinds):
-        judged = f"{len(result.checks)} verdict(s) for {len(kinds)} expectation(s)"
+    if len(checks) != len(kinds):
+        judged = f"{len(checks)} verdict(s) for {len(kinds)} expectation(s)"
         found.append(f"{judged}: not every expectation was judged")
     explained: set[int] = set()
     for name in entry.names:
@@ -78,12 +85,12 @@ def deadlock_differences(entry: ExpectFailure, result: ScenarioResult, kinds: Se
         if isinstance(place, str):
             return [place]
         explained.add(place)
-    for index, check in enumerate(result.checks):
+    for index, check in enumerate(checks):
         if not check.ok and index not in explained:
             found.append(
                 f"{check.name} (expect item {index}) failed ({check.measured}), which the deadlock does not explain "
                 f"(it may explain: {', '.join(entry.names)})"
             )
-    deadlock_lines = {DEADLOCK_PROBLEM_PREFIX + d.describe() for d in result.deadlocks}
-    found += [f"a problem the deadlock does not explain: {p}" for p in result.problems if p not in deadlock_lines]
+    deadlock_lines = {DEADLOCK_PROBLEM_PREFIX + d.describe() for d in deadlocks}
+    found += [f"a problem the deadlock does not explain: {p}" for p in problems if p not in deadlock_lines]
     return found

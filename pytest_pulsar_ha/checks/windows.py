@@ -2,7 +2,7 @@
 tests share.
 
 How (README, "How the tests measure a switch"): the nemesis pins the fault a window is measured from half an
-interval before a provider check (:mod:`pytest_pulsar_ha.nemesis.tick_grid`). The on-time provider's switch, S
+interval before a provider check (:mod:`pytest_pulsar_ha.spec.tick_grid`). The on-time provider's switch, S
 after the fault, follows from its rules tick by tick: ours (AutoClusterFailover) through its real decision code
 (``FailoverPolicy``), the others from their sources (Java's and the C++ client's AutoClusterFailover, our
 ControlledClusterFailover's poll, the example StickyFailover). The window is [S - EPS, S + R + EPS]: R is the
@@ -21,10 +21,10 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from pytest_pulsar_ha.nemesis.tick_grid import TickGrid
 from pytest_pulsar_ha.spec.expectations import SwitchBackExpectation, SwitchExpectation
 from pytest_pulsar_ha.spec.providers import AutoProvider, ControlledProvider, CustomProvider, JavaClient, NativeProvider
 from pytest_pulsar_ha.spec.scenario import Scenario
+from pytest_pulsar_ha.spec.tick_grid import TickGrid
 
 RECONNECT_BUDGET_S = 0.4
 """R: the switch to the first send acknowledged by the new cluster, for a client that reconnects at once."""

@@ -48,7 +48,8 @@ def run_scenario(item: Any, case: ScenarioCase, record: Callable[[ScenarioResult
     if result.deadlocks:
         _judge_deadlocked(item, case, result, replay)
     entries = tuple(e for e in case.scenario.expected_failures if e.deadlock is None)
-    applicable = tuple(e for e in case.scenario.expected_failures_on(_running_versions(item)) if e in entries)
+    versions = _running_versions(item) if entries else set()
+    applicable = tuple(e for e in case.scenario.expected_failures_on(versions) if e in entries)
     if entries and not applicable and result.outcome != "passed":
         seen_on = ", ".join(sorted({version for entry in entries for version in entry.versions or ()}))
         raise ScenarioFailed(
@@ -99,7 +100,7 @@ def _judge_deadlocked(item: Any, case: ScenarioCase, result: ScenarioResult, rep
     kinds = [e.kind for e in case.scenario.expect]
     differences: list[str] = []
     for entry in declared:
-        unexplained = deadlock_differences(entry, result, kinds)
+        unexplained = deadlock_differences(entry, result.deadlocks, result.problems, result.checks, kinds)
         if not unexplained:
             result.outcome = "xfailed"
             pytest.xfail(f"{entry.reason} ({entry.issue or 'no upstream issue'}):\n{found}\n{result.describe()}")

@@ -27,6 +27,10 @@ if TYPE_CHECKING:
     from pytest_pulsar_ha.components.metadata_sync.service import SynchronizerService
 
 GEO_TENANT = "pulsar-ha"
+RETENTION = {"retentionTimeInMinutes": 120, "retentionSizeInMB": 512}
+"""Every geo namespace keeps consumed messages for the run: a fully consumed ledger is otherwise deleted (at the
+latest when a restarted broker loads the topic again), and the run's attribution, which reads each message's
+entry after the run, could not tell who delivered it (runtime/nodes/ledger_ids.py has the other half)."""
 
 
 class PulsarHaEnvironment:
@@ -239,7 +243,8 @@ class PulsarHaEnvironment:
         for member, replicated in lists.items():
             if member in synced[1:]:
                 continue  # created by the sync from the first synced cluster (below)
-            self.clusters[member].admin.put(f"namespaces/{namespace}", {"replication_clusters": list(replicated)})
+            policies = {"replication_clusters": list(replicated), "retention_policies": RETENTION}
+            self.clusters[member].admin.put(f"namespaces/{namespace}", policies)
         for member in synced[1:]:
             self._wait_synced(member, f"namespaces/{namespace}")
         return namespace

@@ -23,6 +23,7 @@ from pytest_pulsar_ha.spec.base import (
 if TYPE_CHECKING:
     from pytest_pulsar_ha.spec.scenario import Scenario
 from pytest_pulsar_ha.spec import expected_failure
+from pytest_pulsar_ha.spec.known_deadlocks import KNOWN_DEADLOCKS
 
 # -- the scenario --------------------------------------------------------------------------------------------
 
@@ -84,8 +85,6 @@ class ExpectFailure(_Model):
         if self.versions is not None and not self.versions:
             problems.append((("versions",), "name at least one Pulsar version the failure was seen on"))
         if self.deadlock is not None:
-            from pytest_pulsar_ha.checks.deadlocks import KNOWN_DEADLOCKS  # checks imports the spec: not at load
-
             known = [k.name for k in KNOWN_DEADLOCKS]
             if self.deadlock not in known:
                 problems.append((("deadlock",), f"unknown deadlock {self.deadlock!r}; known: {', '.join(known)}"))

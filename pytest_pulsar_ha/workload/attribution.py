@@ -8,8 +8,9 @@ entry at that position holds the same payload and was not replicated from elsewh
 
 A received message's id is the position in the storage of the cluster that delivered it (the original or a
 replicated copy). So the delivering cluster is the one whose entry at that position holds the same payload;
-when two clusters hold it at the same position (ledger ids are per cluster, so this can happen), the delivering
-cluster is unknown (None), never a guess.
+when two clusters hold it at the same position, the delivering cluster is unknown (None), never a guess. Pulsar
+numbers ledgers per cluster from the same start, so that happened often; the embedded backend's standalones
+number theirs apart (:mod:`pytest_pulsar_ha.runtime.nodes.ledger_ids`), so a position is on one cluster only.
 """
 
 from __future__ import annotations

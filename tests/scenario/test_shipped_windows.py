@@ -26,7 +26,7 @@ from pytest_pulsar_ha.checks.windows import (
 from pytest_pulsar_ha.history import ACK, FAULT_END, FAULT_START, Event
 from pytest_pulsar_ha.nemesis.kinds import QUIET_END_KINDS, fault_offsets, pinned_faults
 from pytest_pulsar_ha.nemesis.scheduler import Nemesis, ScheduledFault
-from pytest_pulsar_ha.nemesis.tick_grid import TickGrid
+from pytest_pulsar_ha.spec.tick_grid import TickGrid
 from pytest_pulsar_ha.spec.expectations import MaxDuplicatesExpectation, SwitchBackExpectation, SwitchExpectation
 from pytest_pulsar_ha.spec.faults import fault_label
 from pytest_pulsar_ha.spec.generate import with_drawn_faults

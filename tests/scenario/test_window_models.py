@@ -23,7 +23,7 @@ from pulsar_ha_providers.controlled_failover import ControlledClusterFailover
 from pulsar_ha_providers.endpoints import ClusterEndpoint
 from pytest_pulsar_ha.checks.windows import STICKY_FACTORY, check_interval, on_time_switch, window_reference
 from pytest_pulsar_ha.nemesis.kinds import fault_offsets
-from pytest_pulsar_ha.nemesis.tick_grid import TickGrid
+from pytest_pulsar_ha.spec.tick_grid import TickGrid
 from pytest_pulsar_ha.spec.expectations import SwitchBackExpectation, SwitchExpectation
 from pytest_pulsar_ha.spec.factories import ClusterInfo
 from pytest_pulsar_ha.spec.loader import ScenarioCase, load_scenarios

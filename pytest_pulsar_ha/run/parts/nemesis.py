@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pytest_pulsar_ha.nemesis.kinds import FaultTarget, hit_brokers, schedule_faults
 from pytest_pulsar_ha.nemesis.scheduler import Nemesis
-from pytest_pulsar_ha.nemesis.tick_grid import TickGrid
 from pytest_pulsar_ha.run.context import RunContext, expand_partitions
 from pytest_pulsar_ha.run.parts import stages
 from pytest_pulsar_ha.run.parts.base import Part
 from pytest_pulsar_ha.run.provider import provider_grid
+from pytest_pulsar_ha.spec.tick_grid import TickGrid
 from pytest_pulsar_ha.workload.java_workload import JavaWorkload
 
 

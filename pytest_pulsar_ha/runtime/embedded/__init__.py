@@ -21,6 +21,7 @@ class EmbeddedBackend:
 
     def __init__(self, options: EmbeddedOptions) -> None:
         self.options = options
+        self._created = 0
 
     def describe(self) -> str:
         dist = self.options.distribution
@@ -35,4 +36,7 @@ class EmbeddedBackend:
         return self.options.distribution.label
 
     def create(self, spec: ClusterSpec, plans: Sequence[ListenerPlan]) -> StandaloneNode | MultiBrokerNode:
-        return create_node(spec, plans, self.options)
+        """The cluster's node; the k-th cluster of the environment numbers its ledgers from k << 32 (k from 1),
+        so that a (ledger, entry) position names one cluster (runtime/nodes/ledger_ids.py)."""
+        self._created += 1
+        return create_node(spec, plans, self.options, ledger_id_high_bits=self._created)

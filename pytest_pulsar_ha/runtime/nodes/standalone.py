@@ -21,6 +21,7 @@ from pytest_pulsar_ha.runtime.nodes.common import (
     new_cluster_key,
     token_settings,
 )
+from pytest_pulsar_ha.runtime.nodes.ledger_ids import seed_ledger_ids
 from pytest_pulsar_ha.runtime.nodes.multi_broker import MultiBrokerNode
 from pytest_pulsar_ha.runtime.nodes.multi_broker_config import broker_id
 from pytest_pulsar_ha.runtime.nodes.registration_loop import RegistrationLoop, RegistrationLoopWatch, log_size
@@ -69,8 +70,12 @@ def config_store_url(cluster_dir: Path) -> str:
 class StandaloneNode:
     """A cluster as one ``pulsar standalone`` process (broker, bookie, RocksDB metadata) with its own data dir."""
 
-    def __init__(self, spec: ClusterSpec, plan: ListenerPlan, options: EmbeddedOptions) -> None:
+    def __init__(
+        self, spec: ClusterSpec, plan: ListenerPlan, options: EmbeddedOptions, ledger_id_high_bits: int | None = None
+    ) -> None:
         self.spec = spec
+        self.ledger_id_high_bits = ledger_id_high_bits
+        """the high 32 bits of every ledger id this standalone hands out (None: Pulsar's own numbering)"""
         self.plan = plan
         self.options = options
         self.dir = options.work_dir / spec.name
@@ -181,6 +186,10 @@ class StandaloneNode:
                 ) from None
 
     def _start_ready(self, watch_loop: bool) -> None:
+        metadata = self.dir / "data" / "metadata"
+        if self.ledger_id_high_bits is not None and not metadata.exists():  # before the first start only
+            dist = self.options.distribution
+            seed_ledger_ids(dist.java, dist.home, metadata, self.ledger_id_high_bits, self.dir / "logs" / "seed.log")
         offset = log_size(self.process.log_path)
         self.starts += 1
         self.process.start()
@@ -215,14 +224,15 @@ class StandaloneNode:
 
 
 def create_node(
-    spec: ClusterSpec, plans: Sequence[ListenerPlan], options: EmbeddedOptions
+    spec: ClusterSpec, plans: Sequence[ListenerPlan], options: EmbeddedOptions, ledger_id_high_bits: int | None = None
 ) -> StandaloneNode | MultiBrokerNode:
     """A standalone for a 1-broker cluster, ZooKeeper + bookie + brokers otherwise; their processes are run by
-    ``options.process_factory`` (local processes, or containers for the docker backend)."""
+    ``options.process_factory`` (local processes, or containers for the docker backend). A standalone given
+    ``ledger_id_high_bits`` numbers its ledgers apart from the other clusters' (runtime/nodes/ledger_ids.py)."""
     if len(plans) != spec.brokers:
         raise ConfigurationError(
             f"cluster {spec.name}: {spec.brokers} brokers need {spec.brokers} listener plans, got {len(plans)}"
         )
     if spec.brokers == 1:
-        return StandaloneNode(spec, plans[0], options)
+        return StandaloneNode(spec, plans[0], options, ledger_id_high_bits)
     return MultiBrokerNode(spec, plans, options)

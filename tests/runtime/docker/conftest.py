@@ -2,7 +2,7 @@
 
 Without an engine these tests skip with the reason, except in CI (``CI=true``), where a missing engine is a
 failure: CI starts one (``.ci/docker-engine start``). The image is ``$PULSAR_HA_TEST_IMAGE`` when set (e.g. the
-official ``apachepulsar/pulsar:4.0.8`` where a registry is reachable), else the local image built once from the
+official ``apachepulsar/pulsar:<version>`` where a registry is reachable), else the local image built once from the
 distribution the project fetches (:mod:`pytest_pulsar_ha.provisioning.docker_image`, cached by tag).
 """
 

@@ -8,6 +8,7 @@ import pytest
 
 from pytest_pulsar_ha.errors import ConfigurationError
 from pytest_pulsar_ha.process.pid_registry import RUN_ID_ENV
+from pytest_pulsar_ha.provisioning import DEFAULT_PULSAR_VERSION
 from pytest_pulsar_ha.provisioning.docker_image import debian_mirror
 from pytest_pulsar_ha.runtime.docker.process import (
     LABEL_OWNER_PID,
@@ -73,5 +74,5 @@ def test_a_toxiproxy_image_needs_the_docker_backend() -> None:
     assert (
         HaSettings(backend="docker", toxiproxy_image="t:1")
         .describe()
-        .endswith("image=apachepulsar/pulsar:4.0.8 toxiproxy=t:1")
+        .endswith(f"image=apachepulsar/pulsar:{DEFAULT_PULSAR_VERSION} toxiproxy=t:1")
     )
