@@ -143,6 +143,19 @@ FINDINGS: tuple[Finding, ...] = (
         "test_preflight_real.py, target-url-unusable)",
     ),
     Finding(
+        "new-topic-waits-for-remotes",
+        "Pulsar 4.2 cannot load a new topic of a replicated namespace while a remote cluster is unreachable",
+        (),
+        (),
+        "not reported upstream yet (likely GeoPersistentReplicator.prepareCreateProducer, which checks the remote "
+        "topic in 4.2; 4.0.8 skips that check by default)",
+        "a surviving cluster serves new topics during another cluster's outage, as 4.0.8 does",
+        "creating a producer on a new topic times out until every remote cluster answers; the broker retries "
+        "getPartitionedTopicMetadata against the unreachable one",
+        elsewhere="tests/nemesis/test_faults.py::test_a_new_topic_during_a_remote_outage_as_each_version_does "
+        "(4.0.8: loads at once; 4.2.4: times out; 2026-11-28); topics that existed before the outage keep working",
+    ),
+    Finding(
         "standalone-restart-loop",
         "a standalone killed with SIGKILL restarts into a loop on its bookie's registration lock",
         (),
