@@ -26,12 +26,12 @@ from pytest_pulsar_ha.checks.windows import (
 from pytest_pulsar_ha.history import ACK, FAULT_END, FAULT_START, Event
 from pytest_pulsar_ha.nemesis.kinds import QUIET_END_KINDS, fault_offsets, pinned_faults
 from pytest_pulsar_ha.nemesis.scheduler import Nemesis, ScheduledFault
-from pytest_pulsar_ha.spec.tick_grid import TickGrid
 from pytest_pulsar_ha.spec.expectations import MaxDuplicatesExpectation, SwitchBackExpectation, SwitchExpectation
 from pytest_pulsar_ha.spec.faults import fault_label
 from pytest_pulsar_ha.spec.generate import with_drawn_faults
 from pytest_pulsar_ha.spec.loader import ScenarioCase, load_scenarios
 from pytest_pulsar_ha.spec.scenario import Scenario
+from pytest_pulsar_ha.spec.tick_grid import TickGrid
 
 ROOT = Path(__file__).resolve().parents[2]
 WindowExpectation = SwitchExpectation | SwitchBackExpectation

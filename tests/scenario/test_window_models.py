@@ -23,12 +23,12 @@ from pulsar_ha_providers.controlled_failover import ControlledClusterFailover
 from pulsar_ha_providers.endpoints import ClusterEndpoint
 from pytest_pulsar_ha.checks.windows import STICKY_FACTORY, check_interval, on_time_switch, window_reference
 from pytest_pulsar_ha.nemesis.kinds import fault_offsets
-from pytest_pulsar_ha.spec.tick_grid import TickGrid
 from pytest_pulsar_ha.spec.expectations import SwitchBackExpectation, SwitchExpectation
 from pytest_pulsar_ha.spec.factories import ClusterInfo
 from pytest_pulsar_ha.spec.loader import ScenarioCase, load_scenarios
 from pytest_pulsar_ha.spec.providers import ControlledProvider, CustomProvider
 from pytest_pulsar_ha.spec.scenario import Scenario
+from pytest_pulsar_ha.spec.tick_grid import TickGrid
 
 ROOT = Path(__file__).resolve().parents[2]
 URLS = {"cluster-a": "pulsar://127.0.0.1:16650", "cluster-b": "pulsar://127.0.0.1:26650"}
