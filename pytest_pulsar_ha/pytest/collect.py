@@ -155,7 +155,7 @@ def _expected_here(config: pytest.Config, case: ScenarioCase) -> tuple[str, bool
     entry's reason, not strict (the runner then judges by the brokers' answer)."""
     from pytest_pulsar_ha.pytest.keys import SETTINGS_KEY
 
-    entries = tuple(e for e in case.scenario.expected_failures if e.deadlock is None)  # the runner judges those
+    entries = case.scenario.failures_to_show
     settings = config.stash.get(SETTINGS_KEY, None)
     if not entries:
         return None
@@ -185,7 +185,7 @@ class ScenarioItem(pytest.Function):
         self.add_marker(SCENARIO_MARK)
         for mark in case.scenario.marks:
             self.add_marker(mark)
-        if any(e.deadlock is None for e in case.scenario.expected_failures):
+        if case.scenario.failures_to_show:
             # whatever the version: make matrix runs each on every version (a declared deadlock is a race that
             # the demo's runs show when it happens, not a failure to reproduce)
             self.add_marker("expected_failure")

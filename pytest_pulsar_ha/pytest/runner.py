@@ -47,7 +47,7 @@ def run_scenario(item: Any, case: ScenarioCase, record: Callable[[ScenarioResult
     replay = f"replay: pytest '{item.nodeid}' --pulsar-ha-seed={result.seed}"
     if result.deadlocks:
         _judge_deadlocked(item, case, result, replay)
-    entries = tuple(e for e in case.scenario.expected_failures if e.deadlock is None)
+    entries = case.scenario.failures_to_show
     versions = _running_versions(item) if entries else set()
     applicable = tuple(e for e in case.scenario.expected_failures_on(versions) if e in entries)
     if entries and not applicable and result.outcome != "passed":

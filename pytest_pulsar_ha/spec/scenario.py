@@ -66,6 +66,12 @@ class Scenario(_Model):
             return ()
         return self.expect_failure if isinstance(self.expect_failure, tuple) else (self.expect_failure,)
 
+    @property
+    def failures_to_show(self) -> tuple[ExpectFailure, ...]:
+        """The expected failures a run must show (XFAIL marks): all but declared deadlocks, which excuse a run
+        only when the deadlock happens (the runner judges those)."""
+        return tuple(entry for entry in self.expected_failures if entry.deadlock is None)
+
     def expected_failures_on(self, versions: set[str]) -> tuple[ExpectFailure, ...]:
         """The expected failures that apply on clusters that answered ``versions``: a run shows one of them (none:
         every expectation must hold there)."""
