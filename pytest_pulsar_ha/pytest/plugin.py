@@ -413,16 +413,20 @@ def _environment_dirs(config: pytest.Config) -> list[Path]:
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-    """A failed real-cluster test carries what the Pulsar processes logged while it ran (ERROR/WARN lines)."""
+    """A failed real-cluster test carries what the Pulsar processes logged while it ran (ERROR/WARN lines) and the
+    JVM pauses of 0.1 s or more that ended meanwhile."""
     report = yield
     if report.when == "setup":
         item.stash[SETUP_START_KEY] = report.start
     real = item.get_closest_marker("real_clusters") is not None or hasattr(item, "environment_specs")
     if report.failed and real and not hasattr(report, "wasxfail"):
         from pytest_pulsar_ha.runtime.failure_logs import excerpts
+        from pytest_pulsar_ha.runtime.jvm_pauses import pause_lines
 
         start = item.stash.get(SETUP_START_KEY, report.start)
-        lines = [line for part in excerpts(_environment_dirs(item.config), start, report.stop) for line in part.lines()]
+        roots = _environment_dirs(item.config)
+        lines = [line for part in excerpts(roots, start, report.stop) for line in part.lines()]
+        lines += pause_lines(roots, start, report.stop)
         if lines:
             report.sections.append(("pulsar-ha: what the brokers logged during the test", "\n".join(lines)))
             item.config.stash.setdefault(FAILURE_LOGS_KEY, []).append((item.nodeid, lines))

@@ -80,6 +80,11 @@ def test_times_out(tmp_path_factory):
     logs.mkdir(parents=True)
     stamp = datetime.fromtimestamp(time.time(), UTC).strftime("%Y-%m-%dT%H:%M:%S,000+0000")
     (logs / "stdout.log").write_text(f"{stamp} [main] ERROR org.apache.pulsar.Broker - topic load timed out\\n")
+    ended = datetime.fromtimestamp(time.time(), UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "+0000"
+    (logs / "jvm-pauses-4242.log").write_text(
+        f'[{ended}] Safepoint "G1CollectForAllocation", Time since last: 1 ns, Reaching safepoint: 1 ns, '
+        'At safepoint: 520000000 ns, Total: 520000000 ns\\n'
+    )
     raise TimeoutError("Pulsar error: TimeOut")
 
 def test_unit_failure_has_no_log_section():
@@ -97,6 +102,8 @@ def test_a_failed_real_cluster_test_reports_what_the_brokers_logged(pytester: py
             "*::test_times_out",
             "*pulsar-ha*/cluster-a/logs/stdout.log: 1 ERROR, 0 WARN lines during the test",
             "*ERROR org.apache.pulsar.Broker - topic load timed out",
+            "*pulsar-ha*/cluster-a/logs: the JVM stopped 1 time(s) for 0.1s or more during the test",
+            "*0.52s (G1CollectForAllocation), ended * UTC",
         ]
     )
     section = result.stdout.str().split("broker logs of the failed tests")[1].split("short test summary")[0]

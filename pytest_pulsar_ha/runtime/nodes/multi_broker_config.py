@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pytest_pulsar_ha.network.listeners import INTERNAL_LISTENER, ListenerPlan
 from pytest_pulsar_ha.process.ports import LOOPBACK
+from pytest_pulsar_ha.runtime.jvm_pauses import pause_log_option
 from pytest_pulsar_ha.settings.clusters import ClusterSpec
 
 ZOOKEEPER_MEM = "-Xms32m -Xmx128m"
@@ -137,4 +138,6 @@ def java_env(java_home: Path, log_dir: Path, log_file: str) -> dict[str, str]:
         "PULSAR_LOG_FILE": log_file,
         "PULSAR_GC": GC,
         "BOOKIE_GC": GC,
+        "PULSAR_EXTRA_OPTS": pause_log_option(log_dir),
+        "BOOKIE_EXTRA_OPTS": pause_log_option(log_dir),
     }

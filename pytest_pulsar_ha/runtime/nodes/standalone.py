@@ -11,6 +11,7 @@ from pytest_pulsar_ha.errors import ConfigurationError, StartupError
 from pytest_pulsar_ha.network.listeners import INTERNAL_LISTENER, ListenerPlan
 from pytest_pulsar_ha.process.ports import LOOPBACK
 from pytest_pulsar_ha.process.readiness import AllOf, HttpWait, WaitStrategy, json_contains
+from pytest_pulsar_ha.runtime.jvm_pauses import pause_log_option
 from pytest_pulsar_ha.runtime.nodes.broker_config import write_config
 from pytest_pulsar_ha.runtime.nodes.common import (
     ADMIN_ROLE,
@@ -112,6 +113,7 @@ class StandaloneNode:
                 "PULSAR_LOG_DIR": str(self.dir / "logs"),
                 "PULSAR_MEM": (f"-Xms128m -Xmx{options.heap} -XX:MaxDirectMemorySize={options.direct_memory}"),
                 "PULSAR_GC": "-XX:+UseG1GC -XX:MaxGCPauseMillis=10",
+                "PULSAR_EXTRA_OPTS": pause_log_option(self.dir / "logs"),
             },
         )
 
