@@ -6,12 +6,14 @@ through the other cluster with a replication lag), with a few anomalies injected
 messages, and legitimate cross-cluster interleavings around the failover). Then runs, each in its own subprocess,
 
 * ``spark``: ``spark_checks`` (lost, duplicates, ordering; ``--all-checks`` for the five), and
+* ``vectorised``: ``spark_checks.vectorised``, the same three checks in one process with PyArrow and NumPy (no
+  Python loop over events): the baseline the ratio is taken against, and
 * ``python``: a plain-Python reimplementation of lost + duplicates + ordering that reads the Parquet file with
-  pyarrow and iterates over the events,
+  pyarrow and iterates over the events (a cross-check of the figures; ``--python-limit`` skips it),
 
-and prints wall time, events per second, the ratio, and the peak resident memory of each (``getrusage``
-``RUSAGE_SELF`` of the checker process, and ``RUSAGE_CHILDREN`` for Spark's JVM). Both checkers must report the
-same figures: the benchmark doubles as a cross-check of the Spark jobs.
+and prints wall time, events per second, the ratio to the vectorised checker, and the peak resident memory of
+each (``getrusage`` ``RUSAGE_SELF`` of the checker process, and ``RUSAGE_CHILDREN`` for Spark's JVM). Every
+checker must report the same figures: the benchmark doubles as a cross-check of the Spark jobs.
 
     python benchmarks/spark_checker.py                          # 1M, 10M and 50M events (long!)
     python benchmarks/spark_checker.py --sizes 200000           # a quick run
@@ -306,7 +308,7 @@ def _stop_and_wait(spark: Any) -> None:
 def run_checker(argv: list[str]) -> None:
     """Entry point of the measuring subprocess: run one checker, print its figures and peak memory as JSON."""
     parser = argparse.ArgumentParser()
-    parser.add_argument("checker", choices=("spark", "python", "floor"))
+    parser.add_argument("checker", choices=("spark", "python", "vectorised", "floor"))
     parser.add_argument("path", type=Path)
     parser.add_argument("--master", default="local[*]")
     parser.add_argument("--driver-memory", default="4g")
@@ -314,8 +316,13 @@ def run_checker(argv: list[str]) -> None:
     parser.add_argument("--shuffle-partitions", type=int, default=None)
     args = parser.parse_args(argv)
     began = time.monotonic()
-    if args.checker == "python":
-        figures = python_checker(args.path)
+    if args.checker in ("python", "vectorised"):
+        if args.checker == "python":
+            figures = python_checker(args.path)
+        else:
+            from spark_checks.vectorised import check_parquet
+
+            figures = dict(check_parquet(args.path))
         figures["check_s"] = time.monotonic() - began
     elif args.checker == "floor":
         figures = spark_floor(args.path, args.master, args.driver_memory)
@@ -391,7 +398,7 @@ def main() -> None:
     masters = [m.strip() for m in (args.masters or args.master).split(",") if m.strip()]
     header = (
         f"{'events':>12} {'checker':>16} {'wall s':>8} {'check s':>8} {'events/s':>12} {'ev/s/core':>10} "
-        f"{'peak MB':>9} {'x python':>8}  figures"
+        f"{'peak MB':>9} {'x vector':>8}  figures"
     )
     rows = []
     for size in sizes:
@@ -408,24 +415,23 @@ def main() -> None:
         if args.floor:
             results[f"floor {masters[-1]}"] = measure("floor", path, args, masters[-1])
             results[f"floor {masters[-1]}"]["cores"] = cores_of(masters[-1])
+        results["vectorised"] = measure("vectorised", path, args)
+        results["vectorised"]["cores"] = 1
         if args.python_limit is None or size <= args.python_limit:
             results["python"] = measure("python", path, args)
             results["python"]["cores"] = 1
+        baseline = results["vectorised"]
+        expected = [baseline[f] for f in FIGURES]
         for name, figures in results.items():
-            if "python" in results:
-                figures["x_python"] = figures["wall_s"] / results["python"]["wall_s"]
+            figures["x_vectorised"] = figures["wall_s"] / baseline["wall_s"]
             rows.append((size, name, figures))
-        if "python" in results:
-            python_figures = [results["python"][f] for f in FIGURES]
-            for name, figures in results.items():
-                if name.startswith("floor"):
-                    continue
-                spark_figures = [figures[f] for f in FIGURES]
-                if spark_figures != python_figures:
-                    print(f"MISMATCH at {size}: {name} {spark_figures} python {python_figures}")
-                if name != "python":
-                    ratio = figures["wall_s"] / results["python"]["wall_s"]
-                    print(f"  {name}: {ratio:.2f}x the single-process checker's wall time (<1: Spark is faster)")
+            if name.startswith("floor"):
+                continue
+            found = [figures[f] for f in FIGURES]
+            if found != expected:
+                print(f"MISMATCH at {size}: {name} {found} vectorised {expected}")
+            if name != "vectorised":
+                print(f"  {name}: {figures['x_vectorised']:.2f}x the vectorised checker's wall time (<1: faster)")
         if not args.keep:
             path.unlink()
     print()
@@ -435,14 +441,14 @@ def main() -> None:
         per_core = f"{rate / figures['cores']:>10,.0f}" if figures.get("cores") else f"{'?':>10}"
         found = " ".join(f"{f.split('_')[0]}={figures[f]}" for f in FIGURES if f in figures)
         check_s = figures["check_s"]
-        versus = f"{figures['x_python']:>8.2f}" if "x_python" in figures else f"{'-':>8}"
+        versus = f"{figures['x_vectorised']:>8.2f}"
         print(
             f"{size:>12,} {name:>16} {figures['wall_s']:>8.1f} {check_s:>8.1f} {rate:>12,.0f} {per_core} "
             f"{figures['peak_rss_mb']:>9.0f} {versus}  {found}"
         )
     print("wall s: the whole subprocess (Spark: JVM start included); check s: the checks alone;")
-    print("events/s: events / wall s (per core: divided by the master's cores; python: 1 core);")
-    print("peak MB: max RSS of the checker process or its JVM (getrusage); x python: wall s / the python checker's.")
+    print("events/s: events / wall s (per core: divided by the master's cores; vectorised, python: 1 core);")
+    print("peak MB: max RSS of the checker process or its JVM (getrusage); x vector: wall s / the vectorised one's.")
     print("floor: JVM start, one scan of the columns the checks read, stop (--floor): no Spark checker goes below it.")
     if not args.keep and args.dir is None:
         folder.rmdir()

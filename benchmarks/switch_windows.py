@@ -19,6 +19,7 @@ import dataclasses
 import json
 import re
 import statistics
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,8 @@ def _safe(case_id: str) -> str:
 
 
 def timing_cases(pattern: str | None) -> list[ScenarioCase]:
+    if str(ROOT) not in sys.path:  # a scenario's provider factory is importable from the rootdir, as under pytest
+        sys.path.insert(0, str(ROOT))
     cases = []
     for path in sorted((ROOT / "scenarios").rglob("*.pulsar-ha.yaml")):
         try:

@@ -30,7 +30,9 @@ class JournalHistory:
 
     def seal(self, ctx: RunContext) -> tuple[list[Event], Path]:
         """Attribute the acks to clusters, write the whole history and its Parquet copy; the run's figures."""
-        ctx.needs_workload().attribute_acks({n: ctx.env.cluster(n).admin for n in ctx.clusters})
+        ctx.needs_workload().attribute_acks(
+            {n: ctx.env.cluster(n).admin for n in ctx.clusters}, ctx.env.seeded_ledger_ids()
+        )
         events = sorted(self.log.snapshot(), key=lambda e: e.ts_ns)
         history = write_events_jsonl(events, ctx.evidence_dir / "history.jsonl")
         self.journal.close()  # the whole history is written: the journal of a run that could have died goes

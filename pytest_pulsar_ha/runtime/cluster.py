@@ -174,6 +174,13 @@ class Cluster(CrashAndFreeze):
         return pulsar.AuthenticationToken(self.token)
 
     @property
+    def ledger_id_high_bits(self) -> int | None:
+        """The high 32 bits of every ledger id this cluster hands out, where its backend seeded them (the embedded
+        standalone: :mod:`pytest_pulsar_ha.runtime.nodes.ledger_ids`); None where Pulsar numbers them."""
+        bits = getattr(self.node, "ledger_id_high_bits", None)
+        return bits if isinstance(bits, int) else None
+
+    @property
     def direct_service_url(self) -> str:
         return self.node.broker_url
 

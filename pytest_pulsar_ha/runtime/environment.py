@@ -28,9 +28,10 @@ if TYPE_CHECKING:
 
 GEO_TENANT = "pulsar-ha"
 RETENTION = {"retentionTimeInMinutes": 120, "retentionSizeInMB": 512}
-"""Every geo namespace keeps consumed messages for the run: a fully consumed ledger is otherwise deleted (at the
-latest when a restarted broker loads the topic again), and the run's attribution, which reads each message's
-entry after the run, could not tell who delivered it (runtime/nodes/ledger_ids.py has the other half)."""
+"""Every namespace of a workload keeps consumed messages for the run: a fully consumed ledger is otherwise
+deleted (at the latest when a restarted broker loads the topic again), and the run's attribution, which reads a
+message's entry after the run where its ledger id does not name the cluster, could not tell who delivered it
+(runtime/nodes/ledger_ids.py has the other half)."""
 
 
 class PulsarHaEnvironment:
@@ -264,6 +265,10 @@ class PulsarHaEnvironment:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"{member} did not get {path} from the metadata sync within {timeout_s:g}s")
             time.sleep(0.2)
+
+    def seeded_ledger_ids(self) -> dict[int, str]:
+        """The high 32 bits of each cluster's ledger ids, where its backend seeded them, to the cluster's name."""
+        return {bits: name for name, c in self.clusters.items() if (bits := c.ledger_id_high_bits) is not None}
 
     @property
     def specs_by_name(self) -> dict[str, ClusterSpec]:

@@ -6,6 +6,7 @@ storage a few requests at a time."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 
 from pytest_pulsar_ha.admin.client import AdminClient
@@ -29,14 +30,23 @@ class CachedEntries:
         return answer
 
 
-def attribute_log(log: EventLog, admins: dict[str, AdminClient]) -> None:
-    """Replace every ack and receive of ``log`` by the same event with its ``cluster`` read from storage. The
-    payload is rebuilt from the message (``producer#seq#`` padded with dots to its ``payload_size``)."""
+def attribute_log(log: EventLog, admins: dict[str, AdminClient], seeded: Mapping[int, str] | None = None) -> None:
+    """Replace every ack and receive of ``log`` by the same event with its ``cluster``.
+
+    ``seeded`` maps the high 32 bits of a ledger id to the cluster whose ledger ids were seeded with them
+    (:mod:`pytest_pulsar_ha.runtime.nodes.ledger_ids`): a position in such a ledger is in that cluster's storage
+    and nowhere else, so the cluster that acknowledged (stored) or delivered it is that one, without a read. Any
+    other position is read from storage (:mod:`pytest_pulsar_ha.workload.attribution`); the payload is rebuilt
+    from the message (``producer#seq#`` padded with dots to its ``payload_size``)."""
     events = [e for e in log.snapshot() if e.type in (ACK, RECEIVE)]
     cached = {name: CachedEntries(admin) for name, admin in admins.items()}  # an ack and its receipts share
+    owners = dict(seeded or {})
 
     def attribute(event: Event) -> tuple[Event, str | None]:
         ledger, entry, partition = (int(x) for x in (event.message_id or "0:0:-1").split(":"))
+        owner = owners.get(ledger >> 32) if ledger > 0 else None
+        if owner is not None:
+            return event, owner
         topic = event.topic or ""
         if partition >= 0 and not topic.endswith(f"-partition-{partition}"):
             topic = f"{topic}-partition-{partition}"

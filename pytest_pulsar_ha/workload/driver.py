@@ -13,7 +13,7 @@ import json
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -275,8 +275,9 @@ class Workload:
         self._producers.clear()
         self._consumers.clear()
 
-    def attribute_acks(self, admins: dict[str, AdminClient]) -> None:
+    def attribute_acks(self, admins: dict[str, AdminClient], seeded: Mapping[int, str] | None = None) -> None:
         """Fill in, for every ack, the cluster that stored the message as an original publish, and for every
-        receive the cluster that delivered it (:mod:`pytest_pulsar_ha.workload.attribution`): read from the
-        brokers' storage, a few requests at a time (:func:`~pytest_pulsar_ha.workload.attributing.attribute_log`)."""
-        attribute_log(self.log, admins)
+        receive the cluster that delivered it (:mod:`pytest_pulsar_ha.workload.attribution`): from a ledger id
+        a cluster was seeded with (``seeded``), else read from the brokers' storage, a few requests at a time
+        (:func:`~pytest_pulsar_ha.workload.attributing.attribute_log`)."""
+        attribute_log(self.log, admins, seeded)

@@ -19,6 +19,7 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -246,7 +247,7 @@ class JavaWorkload:
             self._stderr = None
         self._process = None
 
-    def attribute_acks(self, admins: dict[str, AdminClient]) -> None:
-        """The acknowledging cluster of every ack and the delivering cluster of every receive, read from the
-        brokers' storage as for the Python workload (:func:`~pytest_pulsar_ha.workload.attributing.attribute_log`)."""
-        attribute_log(self.log, admins)
+    def attribute_acks(self, admins: dict[str, AdminClient], seeded: Mapping[int, str] | None = None) -> None:
+        """The acknowledging cluster of every ack and the delivering cluster of every receive, as for the Python
+        workload (:func:`~pytest_pulsar_ha.workload.attributing.attribute_log`)."""
+        attribute_log(self.log, admins, seeded)

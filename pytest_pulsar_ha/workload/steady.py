@@ -98,7 +98,9 @@ class SteadyWorkload:
 
     def attribute(self, env: PulsarHaEnvironment) -> None:
         """Fill in the acknowledging cluster of every ack (and the delivering one of every receive)."""
-        self.driver.attribute_acks({name: cluster.admin for name, cluster in env.clusters.items()})
+        self.driver.attribute_acks(
+            {name: cluster.admin for name, cluster in env.clusters.items()}, env.seeded_ledger_ids()
+        )
 
     def first_ack_on(self, cluster: str, after: float) -> Ack | None:
         return next((a for a in self.acks if a.ts >= after and a.cluster == cluster), None)

@@ -53,3 +53,31 @@ def test_the_delivering_cluster_is_the_only_one_holding_the_payload_there(
 ) -> None:
     assert delivering_cluster(admins(cluster_a=a, cluster_b=b), TOPIC, 7, 3, b"p0#1#") == expected
     assert a.asked == b.asked == [PATH]
+
+
+def test_a_seeded_ledger_id_names_its_cluster_without_a_read_and_any_other_is_read_from_storage() -> None:
+    from pytest_pulsar_ha.history import ACK, RECEIVE, Event, EventLog
+    from pytest_pulsar_ha.workload.attributing import attribute_log
+
+    def event(kind: str, ledger: int, seq: int) -> Event:
+        return Event(
+            ts_ns=seq, type=kind, process="p", topic=TOPIC, producer="p0", seq=seq, message_id=f"{ledger}:3:-1"
+        )
+
+    log = EventLog()
+    for e in (
+        event(ACK, (1 << 32) | 7, 1),  # cluster-a's (seeded with 1)
+        event(RECEIVE, (2 << 32) | 7, 1),  # cluster-b's copy (seeded with 2)
+        event(RECEIVE, (5 << 32) | 7, 2),  # bits nobody was seeded with: read from storage
+        event(ACK, 7, 3),  # Pulsar's own numbering: read from storage
+    ):
+        log.add(e)
+    a, b = Storage(b"p0#2#"), Storage(None)
+    attribute_log(log, {"cluster-a": a, "cluster-b": b}, {1: "cluster-a", 2: "cluster-b"})  # type: ignore[dict-item]
+    assert [(e.type, e.seq, e.cluster) for e in log.snapshot()] == [
+        (ACK, 1, "cluster-a"),
+        (RECEIVE, 1, "cluster-b"),
+        (RECEIVE, 2, "cluster-a"),
+        (ACK, 3, None),
+    ]
+    assert sorted(a.asked) == [f"persistent/t/ns/topic/ledger/{(5 << 32) | 7}/entry/3", PATH]

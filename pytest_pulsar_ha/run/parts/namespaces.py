@@ -28,7 +28,7 @@ from pytest_pulsar_ha.errors import AdminError
 from pytest_pulsar_ha.run.context import RunContext
 from pytest_pulsar_ha.run.parts.base import Part
 from pytest_pulsar_ha.run.parts.migrations import migrating_pairs
-from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
+from pytest_pulsar_ha.runtime.environment import RETENTION, PulsarHaEnvironment
 from pytest_pulsar_ha.spec.scenario import Scenario
 from pytest_pulsar_ha.workload.driver import WorkloadPlan
 
@@ -62,7 +62,8 @@ def create_namespaces(env: PulsarHaEnvironment, scenario: Scenario, clusters: Se
     for name in members:
         admin = env.cluster(name).admin
         for namespace in namespaces:
-            admin.put(f"namespaces/{namespace}", {"replication_clusters": replication[name]})
+            policies = {"replication_clusters": replication[name], "retention_policies": RETENTION}
+            admin.put(f"namespaces/{namespace}", policies)
             if group is not None:
                 _with_retries(functools.partial(set_anti_affinity_group, admin, namespace, group))
     return WorkloadNamespaces(namespaces, tenant, group, label)
