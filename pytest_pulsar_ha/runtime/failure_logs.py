@@ -8,7 +8,7 @@ counted and the last distinct ERROR lines (else WARN lines) are kept, without th
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -35,15 +35,33 @@ def _stamp(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S")
 
 
-def excerpt(path: Path, start: float, stop: float, keep: int = 2, label: str | None = None) -> LogExcerpt | None:
-    """The ERROR/WARN lines of ``path`` stamped in ``[start, stop]`` (epoch seconds, whole seconds compared);
-    None when there are none. Only the last ``TAIL_BYTES`` of the file are read."""
+def tail_text(path: Path, limit: int) -> str | None:
+    """The last ``limit`` bytes of ``path`` as text (bad bytes replaced); None when it cannot be read."""
     try:
         with path.open("rb") as log:
             size = log.seek(0, 2)
-            log.seek(max(0, size - TAIL_BYTES))
-            text = log.read().decode("utf-8", "replace")
+            log.seek(max(0, size - limit))
+            return log.read().decode("utf-8", "replace")
     except OSError:
+        return None
+
+
+def written_since(roots: Iterable[Path], pattern: str, start: float) -> Iterator[tuple[Path, Path]]:
+    """``(root, path)`` for every file matching ``pattern`` under ``roots`` modified since ``start``."""
+    for root in roots:
+        for path in sorted(root.rglob(pattern)):
+            try:
+                if path.stat().st_mtime >= start:
+                    yield root, path
+            except OSError:
+                continue
+
+
+def excerpt(path: Path, start: float, stop: float, keep: int = 2, label: str | None = None) -> LogExcerpt | None:
+    """The ERROR/WARN lines of ``path`` stamped in ``[start, stop]`` (epoch seconds, whole seconds compared);
+    None when there are none. Only the last ``TAIL_BYTES`` of the file are read."""
+    text = tail_text(path, TAIL_BYTES)
+    if text is None:
         return None
     low, high = _stamp(start), _stamp(stop + 1)
     errors: list[str] = []
@@ -69,15 +87,8 @@ def excerpt(path: Path, start: float, stop: float, keep: int = 2, label: str | N
 def excerpts(roots: Iterable[Path], start: float, stop: float, keep: int = 2) -> list[LogExcerpt]:
     """:func:`excerpt` of every process log under ``roots`` modified since ``start``, named relative to its root."""
     found = []
-    for root in roots:
-        for path in sorted(root.rglob(LOG_NAME)):
-            try:
-                if path.stat().st_mtime < start:
-                    continue
-            except OSError:
-                continue
-            label = f"{root.name}/{path.relative_to(root)}"
-            item = excerpt(path, start, stop, keep, label)
-            if item is not None:
-                found.append(item)
+    for root, path in written_since(roots, LOG_NAME, start):
+        item = excerpt(path, start, stop, keep, f"{root.name}/{path.relative_to(root)}")
+        if item is not None:
+            found.append(item)
     return found

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from pytest_pulsar_ha.runtime.failure_logs import tail_text, written_since
+
 PAUSE_LOG_GLOB = "jvm-pauses-*.log"
 NOTABLE_S = 0.1
 """Pauses shorter than this are not listed (a healthy G1 collection of a test-sized heap takes milliseconds)."""
@@ -44,12 +46,8 @@ class JvmPause:
 def pauses(path: Path, start: float, stop: float, notable_s: float = NOTABLE_S) -> list[JvmPause]:
     """The pauses of at least ``notable_s`` logged in ``path`` that ended in ``[start, stop]`` (epoch seconds).
     Only the last :data:`TAIL_BYTES` of the file are read; lines that are not safepoint lines are skipped."""
-    try:
-        with path.open("rb") as log:
-            size = log.seek(0, 2)
-            log.seek(max(0, size - TAIL_BYTES))
-            text = log.read().decode("utf-8", "replace")
-    except OSError:
+    text = tail_text(path, TAIL_BYTES)
+    if text is None:
         return []
     found = []
     for raw in text.splitlines():
@@ -69,18 +67,11 @@ def pause_lines(roots: Iterable[Path], start: float, stop: float, keep: int = 3)
     """For every process log directory under ``roots`` with notable pauses in ``[start, stop]``: how many, and
     the longest ``keep`` of them; named relative to the root's parent, like the broker log excerpts."""
     lines: list[str] = []
-    for root in roots:
-        by_dir: dict[Path, list[JvmPause]] = {}
-        for path in sorted(root.rglob(PAUSE_LOG_GLOB)):
-            try:
-                if path.stat().st_mtime < start:
-                    continue
-            except OSError:
-                continue
-            by_dir.setdefault(path.parent, []).extend(pauses(path, start, stop))
-        for directory, found in by_dir.items():
-            if not found:
-                continue
+    by_dir: dict[tuple[Path, Path], list[JvmPause]] = {}
+    for root, path in written_since(roots, PAUSE_LOG_GLOB, start):
+        by_dir.setdefault((root, path.parent), []).extend(pauses(path, start, stop))
+    for (root, directory), found in by_dir.items():
+        if found:
             label = f"{root.name}/{directory.relative_to(root)}"
             longest = sorted(found, key=lambda p: -p.seconds)[:keep]
             lines.append(f"{label}: the JVM stopped {len(found)} time(s) for {NOTABLE_S:g}s or more during the test")

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
+
+from tests.benchmark_scripts import load_benchmark
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _store() -> object:
-    spec = importlib.util.spec_from_file_location("bench_store", ROOT / "benchmarks" / "store.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("store")
 
 
 def test_the_page_is_the_stored_files() -> None:

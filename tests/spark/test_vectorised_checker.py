@@ -4,7 +4,6 @@ several subscriptions and keys, messages never acked)."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from typing import Any
 
@@ -15,19 +14,9 @@ from hypothesis import strategies as st
 
 from pytest_pulsar_ha.history import arrow_schema
 from spark_checks.vectorised import check_parquet, check_table
+from tests.benchmark_scripts import load_benchmark
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _benchmark() -> Any:
-    spec = importlib.util.spec_from_file_location("spark_checker_bench", ROOT / "benchmarks" / "spark_checker.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-BENCH = _benchmark()
+BENCH = load_benchmark("spark_checker")
 
 
 def test_the_generated_histories_give_the_python_checker_s_figures(tmp_path: Path) -> None:
