@@ -37,6 +37,7 @@ RANKS: dict[str, int] = {
     "nemesis": 7,
     "checks": 7,
     "report": 8,
+    "mutants": 8,
     "run": 9,
     "nightly": 9,
     "scenario": 11,  # compatibility only: its format moved to spec/, its runner to run/ and pytest/

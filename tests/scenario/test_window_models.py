@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,48 +20,17 @@ import examples.sticky_failover as sticky
 from pulsar_ha_providers.controlled_config import ConfigurationRejected, ControlledConfiguration
 from pulsar_ha_providers.controlled_failover import ControlledClusterFailover
 from pulsar_ha_providers.endpoints import ClusterEndpoint
-from pytest_pulsar_ha.checks.windows import STICKY_FACTORY, check_interval, on_time_switch, window_reference
-from pytest_pulsar_ha.nemesis.kinds import fault_offsets
+from pytest_pulsar_ha.checks.windows import STICKY_FACTORY, check_interval, on_time_switch
 from pytest_pulsar_ha.spec.expectations import SwitchBackExpectation, SwitchExpectation
 from pytest_pulsar_ha.spec.factories import ClusterInfo
-from pytest_pulsar_ha.spec.loader import ScenarioCase, load_scenarios
+from pytest_pulsar_ha.spec.loader import ScenarioCase
 from pytest_pulsar_ha.spec.providers import ControlledProvider, CustomProvider
-from pytest_pulsar_ha.spec.scenario import Scenario
 from pytest_pulsar_ha.spec.tick_grid import TickGrid
+from tests.scenario.simulated_windows import shipped_windows, timeline
 
-ROOT = Path(__file__).resolve().parents[2]
 URLS = {"cluster-a": "pulsar://127.0.0.1:16650", "cluster-b": "pulsar://127.0.0.1:26650"}
-
-
-def _windows(match: Callable[[Scenario], bool]) -> list[Any]:
-    cases = [c for p in sorted((ROOT / "scenarios").rglob("*.pulsar-ha.yaml")) for c in load_scenarios(p)]
-    return [
-        pytest.param(case, index, id=f"{case.id}-{expectation.kind}#{index}")
-        for case in cases
-        if match(case.scenario)
-        for index, expectation in enumerate(case.scenario.expect)
-        if isinstance(expectation, SwitchExpectation | SwitchBackExpectation)
-    ]
-
-
-CONTROLLED = _windows(lambda s: isinstance(s.provider, ControlledProvider))
-STICKY = _windows(lambda s: isinstance(s.provider, CustomProvider) and s.provider.factory == STICKY_FACTORY)
-
-
-def _timeline(case: ScenarioCase, index: int, grid: TickGrid) -> tuple[float, list[tuple[Any, float, float]]]:
-    """(the pinned moment the window is measured from, each fault with its start and end on the simulated
-    clock): the measured fault pinned on the grid, the others at their distance from it in the YAML."""
-    expectation = case.scenario.expect[index]
-    assert isinstance(expectation, SwitchExpectation | SwitchBackExpectation)
-    measured, of_end = window_reference(expectation)
-    start, end = fault_offsets(case.scenario.faults[measured])
-    ref = grid.pin(100.0 + (end if of_end else start))
-    shift = ref - 100.0 - (end if of_end else start)
-    faults = []
-    for fault in case.scenario.faults:
-        at, until = fault_offsets(fault)
-        faults.append((fault, 100.0 + at + shift, 100.0 + until + shift))
-    return ref, faults
+CONTROLLED = shipped_windows(lambda s: isinstance(s.provider, ControlledProvider))
+STICKY = shipped_windows(lambda s: isinstance(s.provider, CustomProvider) and s.provider.factory == STICKY_FACTORY)
 
 
 class SimulatedControlled(ControlledClusterFailover):
@@ -94,7 +62,7 @@ def test_the_controlled_model_is_the_real_polls_first_switch(case: ScenarioCase,
     interval = check_interval(scenario)
     assert isinstance(interval, float)
     grid = TickGrid(0.0, interval)
-    ref, faults = _timeline(case, index, grid)
+    ref, faults = timeline(case, index, grid)
     primary = scenario.provider.primary or "cluster-a"
 
     def answer(now: float) -> str | None:
@@ -146,7 +114,7 @@ def test_the_sticky_model_is_the_real_watch_loops_switch(
     interval = check_interval(scenario)
     assert isinstance(interval, float)
     grid = TickGrid(0.0, interval)  # the example checks on the multiples of its interval of time.monotonic()
-    ref, faults = _timeline(case, index, grid)
+    ref, faults = timeline(case, index, grid)
     clock = _Clock(ref - 20 * interval)
     outages = [(start, end) for fault, start, end in faults if fault.kind in ("outage", "kill", "pause", "timeout")]
     assert outages, case.id

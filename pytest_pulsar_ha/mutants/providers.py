@@ -1,0 +1,133 @@
+"""Provider mutants: our AutoClusterFailover with one thing wrong in how it decides, each modelling a defect a
+provider could ship with. A mutant changes a built provider in place (its decision policy or its probe); the
+probe loop, the client and everything after it are the real ones.
+
+=====================  ==========================================================================================
+``late``               every switch one check interval after the shipped provider's (a delay counted from the
+                       wrong probe, a timer armed one tick late)
+``early``              every switch one check interval before it (delays counted as probe counts, ``N - 1``
+                       intervals: apache/pulsar#25326's quantisation)
+``never_back``         never switches back to the primary (a switch-back branch that is never taken)
+``back_at_once``       switches back as soon as the primary answers once (``switch_back_delay`` ignored)
+``last_secondary``     fails over to the last secondary instead of the first healthy one in order
+``tcp_only``           probes by TCP connect only (a hung broker that accepts connections looks healthy)
+=====================  ==========================================================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pulsar_ha_providers.failover_policy import Decision, FailoverPolicy
+
+
+class DelayedPolicy:
+    """A policy that hands on each decision only ``delay`` seconds after it was first made (the same target
+    decided on every tick since); a tick without it starts over."""
+
+    def __init__(self, inner: FailoverPolicy, delay: float) -> None:
+        self.inner = inner
+        self.delay = delay
+        self._first: tuple[int, float] | None = None
+
+    @property
+    def current(self) -> int:
+        return self.inner.current
+
+    def tick(self, now: float, healthy: Mapping[int, bool]) -> Decision | None:
+        decision = self.inner.tick(now, healthy)
+        if decision is None:
+            self._first = None
+            return None
+        if self._first is None or self._first[0] != decision.target:
+            self._first = (decision.target, now)
+        if now - self._first[1] < self.delay - self.inner.tolerance:
+            return None
+        return decision
+
+    def commit(self, decision: Decision) -> None:
+        self._first = None
+        self.inner.commit(decision)
+
+
+class FilteredPolicy:
+    """A policy whose decisions pass through ``change`` (which may drop one, or send it elsewhere)."""
+
+    def __init__(self, inner: FailoverPolicy, change: Callable[[FailoverPolicy, Decision], Decision | None]) -> None:
+        self.inner = inner
+        self.change = change
+
+    @property
+    def current(self) -> int:
+        return self.inner.current
+
+    def tick(self, now: float, healthy: Mapping[int, bool]) -> Decision | None:
+        decision = self.inner.tick(now, healthy)
+        return None if decision is None else self.change(self.inner, decision)
+
+    def commit(self, decision: Decision) -> None:
+        self.inner.commit(decision)
+
+
+def _policy(provider: Any, failover_delay: float, switch_back_delay: float) -> FailoverPolicy:
+    shipped: FailoverPolicy = provider.policy
+    return FailoverPolicy(shipped.endpoints, failover_delay, switch_back_delay, tolerance=shipped.tolerance)
+
+
+def _late(provider: Any) -> None:
+    provider.policy = DelayedPolicy(provider.policy, provider.check_interval)
+
+
+def _early(provider: Any) -> None:
+    interval = provider.check_interval
+    provider.policy = _policy(
+        provider, max(0.0, provider.failover_delay - interval), max(0.0, provider.switch_back_delay - interval)
+    )
+
+
+def _never_back(provider: Any) -> None:
+    provider.policy = FilteredPolicy(
+        provider.policy, lambda policy, d: None if d.target == 0 and policy.current != 0 else d
+    )
+
+
+def _back_at_once(provider: Any) -> None:
+    provider.policy = _policy(provider, provider.failover_delay, 0.0)
+
+
+def _last_secondary(provider: Any) -> None:
+    def last(policy: FailoverPolicy, decision: Decision) -> Decision:
+        if policy.current == 0 and decision.target != 0:
+            return Decision(policy.endpoints - 1, decision.reason + " (mutant: to the last secondary)")
+        return decision
+
+    provider.policy = FilteredPolicy(provider.policy, last)
+
+
+def _tcp_only(provider: Any) -> None:
+    from pulsar_ha_providers.probes import make_probe
+
+    provider.probe = make_probe("tcp")
+
+
+@dataclass(frozen=True)
+class ProviderMutant:
+    name: str
+    models: str
+    apply: Callable[[Any], None]
+    """Changes a built AutoClusterFailover in place."""
+
+
+PROVIDER_MUTANTS: dict[str, ProviderMutant] = {
+    m.name: m
+    for m in (
+        ProviderMutant("late", "every switch one check interval late", _late),
+        ProviderMutant("early", "every switch one check interval early", _early),
+        ProviderMutant("never_back", "never switches back to the primary", _never_back),
+        ProviderMutant("back_at_once", "switches back as soon as the primary answers once", _back_at_once),
+        ProviderMutant("last_secondary", "fails over to the last secondary, not the first", _last_secondary),
+        ProviderMutant("tcp_only", "probes by TCP connect only", _tcp_only),
+    )
+}
