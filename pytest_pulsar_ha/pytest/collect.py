@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, cast
 import pytest
 
 from pytest_pulsar_ha.nightly.records import INTERMITTENT_PROPERTY
+from pytest_pulsar_ha.pytest.mutation import MUTANT_PROPERTY, mutants_of
 from pytest_pulsar_ha.spec.errors import ExpectedScenarioFailure, ScenarioError, ScenarioFailed
 from pytest_pulsar_ha.spec.loader import ScenarioCase, is_scenario_file, load_scenarios
 
@@ -145,8 +146,12 @@ class ScenarioFile(pytest.Module):
             cases = load_scenarios(self.path, display_path=self._display_path())
         except ScenarioError as exc:
             raise self.CollectError(f"invalid scenario file:\n{exc}") from None
+        mutants = mutants_of(self.config)
         for case in cases:
-            yield ScenarioItem.from_parent(self, name=case.id, case=case)
+            if not mutants:
+                yield ScenarioItem.from_parent(self, name=case.id, case=case)
+            for mutant in mutants:
+                yield ScenarioItem.from_parent(self, name=f"{case.id}@{mutant}", case=case, mutant=mutant)
 
 
 def _expected_here(config: pytest.Config, case: ScenarioCase) -> tuple[str, bool] | None:
@@ -176,10 +181,12 @@ def _reason(entry: ExpectFailure) -> str:
 class ScenarioItem(pytest.Function):
     """One scenario (or one variant of it) as a test; see the module's documentation for how it runs."""
 
-    def __init__(self, *, case: ScenarioCase, **kwargs: Any) -> None:
+    def __init__(self, *, case: ScenarioCase, mutant: str | None = None, **kwargs: Any) -> None:
         specs = _own_environment(kwargs["parent"].config, case)
         super().__init__(callobj=_scenario if specs is None else _scenario_own_environment, **kwargs)
         self.case = case
+        self.mutant = mutant
+        """the mutant this test runs the case with (``--pulsar-ha-mutants``), or None"""
         self.environment_specs = specs
         """The clusters this scenario needs when the session's environment does not fit it (else None)."""
         self.add_marker(SCENARIO_MARK)
@@ -191,6 +198,9 @@ class ScenarioItem(pytest.Function):
             self.add_marker("expected_failure")
         # an intermittent one may pass: XPASS, not a failure; so may one whose Pulsar version is known only
         # once the brokers answer (external clusters), where the runner then judges every expectation
+        if mutant is not None:
+            self._mutate(mutant)
+            return
         expected = _expected_here(kwargs["parent"].config, case)
         if expected is not None:
             reason, strict = expected
@@ -198,6 +208,14 @@ class ScenarioItem(pytest.Function):
             if not strict:  # the nightly trend counts its XFAIL and XPASS runs (a pass is an XPASS in JUnit too)
                 self.user_properties.append(INTERMITTENT_PROPERTY)
         self.user_properties.append(("scenario_seed", case.seed))
+
+    def _mutate(self, mutant: str) -> None:
+        from pytest_pulsar_ha.mutants.catalogue import cannot_apply
+
+        self.user_properties += [(MUTANT_PROPERTY, mutant), ("scenario_seed", self.case.seed)]
+        reason = cannot_apply(self.case.scenario, mutant)
+        if reason is not None:
+            self.add_marker(pytest.mark.skip(reason=f"mutant {mutant} cannot apply: {reason}"))
 
     @property
     def seed(self) -> int:

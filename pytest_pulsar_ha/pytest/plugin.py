@@ -18,6 +18,7 @@ import pytest
 
 from pytest_pulsar_ha.errors import ConfigurationError
 from pytest_pulsar_ha.provisioning import DEFAULT_PULSAR_VERSION, default_cache_dir
+from pytest_pulsar_ha.pytest import mutation
 from pytest_pulsar_ha.pytest.keys import (
     ENV_KEY,
     FAILURE_LOGS_KEY,
@@ -81,6 +82,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="seed of every random choice of the scenarios (replays a failed run; default: each scenario's own)",
     )
+    mutation.add_option(group)
 
 
 def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> pytest.Collector | None:
@@ -179,6 +181,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[SETTINGS_KEY] = settings_from_config(config)
     except ConfigurationError as exc:
         raise pytest.UsageError(str(exc)) from None
+    mutation.configure(config)
 
 
 def pytest_report_header(config: pytest.Config) -> str:

@@ -33,18 +33,26 @@ def run_scenario(item: Any, case: ScenarioCase, record: Callable[[ScenarioResult
     config = item.config
     seed_option = config.getoption("pulsar_ha_seed", None)
     evidence_root: Path = item.getfixturevalue("pulsar_ha_evidence_dir")
-    safe_id = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in case.id)
+    mutant: str | None = getattr(item, "mutant", None)
+    named = item.name if mutant else case.id  # a mutated run's evidence beside the case's own
+    safe_id = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in named)
     result = execute(
         case,
         item.pulsar_ha,
         evidence_dir=evidence_root / safe_id,
         spark=lambda: item.getfixturevalue("pulsar_ha_spark"),
         seed=int(seed_option) if seed_option is not None else None,
+        **({} if mutant is None else {"mutant": mutant}),
     )
     result.evidence_root = evidence_root
+    if mutant is not None:
+        result.case_id = item.name  # <case>@<mutant> in the summary and on the index page
     if record is not None:
         record(result)
     replay = f"replay: pytest '{item.nodeid}' --pulsar-ha-seed={result.seed}"
+    if mutant is not None:
+        _judge_mutant(item, mutant, result, replay)
+        return
     if result.deadlocks:
         _judge_deadlocked(item, case, result, replay)
     entries = case.scenario.failures_to_show
@@ -75,6 +83,32 @@ def run_scenario(item: Any, case: ScenarioCase, record: Callable[[ScenarioResult
         raise ScenarioFailed("\n".join(differences) + f"\n{result.describe()}\n  {replay}")
     if result.outcome != "passed":
         raise ScenarioFailed(f"{result.describe()}\n  {replay}")
+
+
+def _judge_mutant(item: Any, mutant: str, result: ScenarioResult, replay: str) -> None:
+    """A mutated run: killed (returns, noting the expectations that failed with their figures) when an
+    expectation failed; survived (raises) when every one held; neither (raises) when the run had problems or a
+    deadlock, which could fail it whatever the mutant did."""
+    from pytest_pulsar_ha.mutants.catalogue import MUTANTS
+    from pytest_pulsar_ha.pytest.mutation import KILLED_BY_PROPERTY
+    from pytest_pulsar_ha.spec.errors import ScenarioFailed
+
+    if result.problems or result.deadlocks or result.outcome not in ("passed", "failed"):
+        raise ScenarioFailed(
+            f"mutant {mutant}: the run had problems, so a failed expectation would not prove a kill; not judged:\n"
+            f"{result.describe()}\n  {replay}"
+        )
+    failed = [c for c in result.checks if not c.ok]
+    if failed:
+        killed_by = "; ".join(f"{c.name}: measured {c.measured}, expected {c.expected}" for c in failed)
+        item.user_properties.append((KILLED_BY_PROPERTY, killed_by))
+        result.outcome = "killed"
+        return
+    result.outcome = "survived"
+    raise ScenarioFailed(
+        f"mutant {mutant} ({MUTANTS[mutant]}) survived: every expectation held, though one of them should have "
+        f"caught it:\n{result.describe()}\n  {replay}"
+    )
 
 
 def _judge_deadlocked(item: Any, case: ScenarioCase, result: ScenarioResult, replay: str) -> None:

@@ -58,9 +58,11 @@ def execute(
     evidence_dir: Path,
     spark: Callable[[], Any],
     seed: int | None = None,
+    mutant: str | None = None,
 ) -> ScenarioResult:
-    """Run ``case`` on ``env``; write the evidence into ``evidence_dir``; return the result (never raises on a
-    failed expectation; raises KeyboardInterrupt after cleaning up)."""
+    """Run ``case`` on ``env`` (with the client side changed by ``mutant``, one of :mod:`pytest_pulsar_ha.mutants`);
+    write the evidence into ``evidence_dir``; return the result (never raises on a failed expectation; raises
+    KeyboardInterrupt after cleaning up)."""
     seed = case.seed if seed is None else seed
     scenario = with_drawn_faults(case.scenario, seed)  # `generate:` faults, drawn from this run's seed
     result = ScenarioResult(case.id, "passed", seed)
@@ -84,7 +86,7 @@ def execute(
 
     evidence_dir.mkdir(parents=True, exist_ok=True)
     store = store_for(scenario, evidence_dir)
-    ctx = RunContext(case, scenario, seed, env, clusters, evidence_dir, store.log, result)
+    ctx = RunContext(case, scenario, seed, env, clusters, evidence_dir, store.log, result, mutant=mutant)
     _run_parts(ctx)
 
     result.problems += ctx.ordered_problems()

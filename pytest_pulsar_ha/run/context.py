@@ -74,6 +74,11 @@ class RunContext:
     hit: Callable[[], Any] | None = None
     """which brokers the faults hit (for the checks), once the faults are known"""
     interrupted: bool = False
+    mutant: str | None = None
+    """the mutant this run applies (``pulsar-ha mutate``), if any"""
+    wrap_consumer: Callable[[Any], Any] | None = None
+    """wraps each consumer the Python workload creates (a client mutant), if set"""
+    wrap_producer: Callable[[Any], Any] | None = None
     problems: dict[str, list[str]] = field(default_factory=dict)
     facts: dict[str, str] = field(default_factory=dict)
 

@@ -61,12 +61,27 @@ class WorkloadPlan:
         return ["workload"] * self.consumers
 
 
+def _as_is(handle: Any) -> Any:
+    return handle
+
+
 class Workload:
     """The one client driver: the producers and consumers of a :class:`WorkloadPlan` on a client (consumers
     on ``consumer_client`` when given, e.g. another cluster's), every operation recorded in ``log``."""
 
-    def __init__(self, client: Any, plan: WorkloadPlan, log: EventLog, consumer_client: Any = None) -> None:
+    def __init__(
+        self,
+        client: Any,
+        plan: WorkloadPlan,
+        log: EventLog,
+        consumer_client: Any = None,
+        *,
+        wrap_consumer: Callable[[Any], Any] | None = None,
+        wrap_producer: Callable[[Any], Any] | None = None,
+    ) -> None:
         self.client = client
+        self._wrap_consumer = wrap_consumer or _as_is
+        self._wrap_producer = wrap_producer or _as_is
         self.consumer_client = consumer_client or client
         self.plan = plan
         self.log = log
@@ -103,6 +118,7 @@ class Workload:
                         initial_position=getattr(pulsar.InitialPosition, plan.initial_position.capitalize()),
                     )
                 )
+                consumer = self._wrap_consumer(consumer)
                 self._consumers.append(consumer)
                 self._spawn(self._consume, consumer, f"consumer-{index}", name)
         for topic in plan.topics:
@@ -115,6 +131,7 @@ class Workload:
                         batching_enabled=False,
                     )
                 )
+                producer = self._wrap_producer(producer)
                 self._producers.append(producer)
                 thread = self._spawn(self._produce, producer, topic, f"producer-{len(self._producers) - 1}")
                 self._producer_threads.append(thread)

@@ -17,6 +17,7 @@ from pytest_pulsar_ha.run.parts.clients import Clock, Drain, Provider, PythonCli
 from pytest_pulsar_ha.run.parts.java_client import JavaDriver
 from pytest_pulsar_ha.run.parts.metadata import Metadata
 from pytest_pulsar_ha.run.parts.migrations import Migrations
+from pytest_pulsar_ha.run.parts.mutation import Mutation
 from pytest_pulsar_ha.run.parts.namespaces import FailureDomains, GroupPlacement, Namespaces
 from pytest_pulsar_ha.run.parts.nemesis import NemesisPart
 from pytest_pulsar_ha.run.parts.placement import PlacementWatches
@@ -49,6 +50,7 @@ PARTS: tuple[PartFactory, ...] = (
     GroupPlacement.of,
     Migrations.of,
     Provider.of,
+    Mutation.of,
     PythonClient.of,
     JavaDriver.of,
     Metadata.of,

@@ -65,7 +65,14 @@ class PythonClient(Part):
         if consume_from is not None:
             consumer_client = ctx.env.client(consume_from, operation_timeout_seconds=10)
             self.stack.callback(lambda: ctx.hung.append(close_within(consumer_client.close, "consumer client")))
-        ctx.workload = Workload(client, ctx.needs_plan(), ctx.log, consumer_client)
+        ctx.workload = Workload(
+            client,
+            ctx.needs_plan(),
+            ctx.log,
+            consumer_client,
+            wrap_consumer=ctx.wrap_consumer,
+            wrap_producer=ctx.wrap_producer,
+        )
 
     def close(self, ctx: RunContext) -> None:
         self.stack.close()

@@ -1,0 +1,56 @@
+"""Every mutant by name, and whether it can apply to a scenario (said before any cluster starts)."""
+
+from __future__ import annotations
+
+from pytest_pulsar_ha.mutants.clients import CLIENT_MUTANTS
+from pytest_pulsar_ha.mutants.providers import PROVIDER_MUTANTS
+from pytest_pulsar_ha.spec.expectations import SwitchBackExpectation, SwitchExpectation
+from pytest_pulsar_ha.spec.providers import AutoProvider, ControlledProvider, JavaClient
+from pytest_pulsar_ha.spec.scenario import Scenario
+
+MUTANTS: dict[str, str] = {
+    **{name: m.models for name, m in PROVIDER_MUTANTS.items()},
+    **{name: m.models for name, m in CLIENT_MUTANTS.items()},
+}
+"""Each mutant's name and what it models."""
+
+
+def parse_mutants(text: str) -> list[str]:
+    """``late,early`` or ``all`` as mutant names; a ValueError naming the valid ones for an unknown name."""
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if names == ["all"]:
+        return list(MUTANTS)
+    unknown = [n for n in names if n not in MUTANTS]
+    if unknown or not names:
+        raise ValueError(
+            f"unknown mutant {', '.join(map(repr, unknown)) or '(none given)'}; valid: all, {', '.join(MUTANTS)}"
+        )
+    return names
+
+
+def cannot_apply(scenario: Scenario, name: str) -> str | None:
+    """Why mutant ``name`` cannot apply to ``scenario`` (a reason to show), or None where it can."""
+    if name not in MUTANTS:
+        raise ValueError(f"unknown mutant {name!r}; valid: {', '.join(MUTANTS)}")
+    if isinstance(scenario.client, JavaClient):
+        return "the Java client runs in the Java driver; mutants change the Python client and our providers"
+    if scenario.failures_to_show:
+        return "the scenario expects a failure: a mutant's kill could not be told from it"
+    if scenario.soak is not None:
+        return "a soak is judged on its whole history only; mutate a scenario of its kind instead"
+    provider = scenario.provider
+    if name in PROVIDER_MUTANTS:
+        if not isinstance(provider, AutoProvider):
+            return f"it changes our AutoClusterFailover (provider kind auto); this provider is {provider.kind}"
+        if name == "last_secondary" and len(provider.secondaries) < 2:
+            return "one secondary: the last one is the first"
+        if name == "tcp_only" and provider.probe == "tcp":
+            return "the provider probes by TCP already"
+        return None
+    if not isinstance(provider, AutoProvider | ControlledProvider):
+        return f"it acts after our provider's first switch; this provider ({provider.kind}) reports none"
+    if not any(isinstance(e, SwitchExpectation | SwitchBackExpectation) for e in scenario.expect):
+        return "it acts after the provider's first switch, and the scenario expects none"
+    if CLIENT_MUTANTS[name].wraps == "consumer" and scenario.workload.consumers == 0:
+        return "the workload has no consumer"
+    return None

@@ -1,0 +1,89 @@
+"""``--pulsar-ha-mutants``: each case once per mutant; a kill passes (noting the expectation), a survivor fails,
+a mutant that cannot apply is skipped with its reason, and the kill matrix ends the session.
+
+Real pytest collection of a scenario file, the plugin's real runner and summary; only ``execute`` (which would
+need clusters) is replaced by one whose run fails the switch window exactly when the mutant is ``late``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+SCENARIO = """
+scenarios:
+  - name: outage
+    topology: {clusters: [cluster-a, cluster-b]}
+    provider: {kind: auto, primary: cluster-a, secondaries: [cluster-b], check_interval: 500ms,
+               failover_delay: 2s, switch_back_delay: 4s}
+    workload: {topics: [{name: t}], rate: 10/s, duration: 20s}
+    faults:
+      - {kind: outage, cluster: cluster-a, at: 5s, for: 8s}
+    expect:
+      - switch: {to: cluster-b, within: [2200ms, 2700ms], of: fault_start}
+      - no_loss: true
+    variants:
+      - id: native
+        provider: {kind: native}
+"""
+
+CONFTEST = """
+import pytest
+from pytest_pulsar_ha.checks.result import CheckResult
+from pytest_pulsar_ha.pytest import runner as scenario_runner
+
+class Brokers:
+    def broker_versions(self):
+        return {"cluster-a": "4.2.4"}
+
+@pytest.fixture(scope="session")
+def pulsar_ha():
+    return Brokers()
+
+def fake_execute(case, env, *, evidence_dir, spark, seed=None, mutant=None):
+    late = mutant == "late"
+    result = scenario_runner.ScenarioResult(case.id, "failed" if late else "passed", 7)
+    result.checks.append(CheckResult("switch", not late, "first ack within [2.2s, 2.7s]", "3.25s" if late else "2.35s"))
+    result.checks.append(CheckResult("no_loss", True, "every send received", "lost=0"))
+    return result
+
+scenario_runner.execute = fake_execute
+"""
+
+
+def _run(pytester: pytest.Pytester, mutants: str) -> pytest.RunResult:
+    pytester.makeconftest(CONFTEST)
+    (pytester.path / "outage.pulsar-ha.yaml").write_text(SCENARIO)
+    return pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rs", f"--pulsar-ha-mutants={mutants}")
+
+
+def test_a_killed_mutant_passes_a_survivor_fails_and_the_matrix_says_which(pytester: pytest.Pytester) -> None:
+    result = _run(pytester, "late,drop_one")
+    result.assert_outcomes(passed=1, failed=1, skipped=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*mutant drop_one (a consumer that loses one message after the switch) survived: every expectation held*",
+            "*pulsar-ha kill matrix*",
+            "outage  *late  *killed  *switch: measured 3.25s, expected first ack within ?2.2s, 2.7s?",
+            "outage  *drop_one  *survived*every expectation held",
+            "outage?native?  *late  *n/a  *mutant late cannot apply: it changes our AutoClusterFailover*native",
+            "outage?native?  *drop_one  *n/a  *it acts after our provider's first switch; this provider (native)*",
+            "mutation score: 1 of 2 applicable mutants killed (50%)",
+            "*pulsar-ha scenarios*",
+            "killed * outage@late",
+            "survived * outage@drop_one",
+        ]
+    )
+
+
+def test_an_unknown_mutant_is_a_usage_error_that_names_the_valid_ones(pytester: pytest.Pytester) -> None:
+    result = _run(pytester, "later")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--pulsar-ha-mutants: unknown mutant 'later'; valid: all, late, early*"])
+
+
+def test_without_the_option_each_case_runs_once_unmutated(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(CONFTEST)
+    (pytester.path / "outage.pulsar-ha.yaml").write_text(SCENARIO)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2)
+    assert "kill matrix" not in result.stdout.str()
