@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from pytest_pulsar_ha.cli.findings import add_findings_parser
 from pytest_pulsar_ha.cli.metadata_sync import add_metadata_sync_parser
 from pytest_pulsar_ha.cli.migrate import add_migrate_parser
+from pytest_pulsar_ha.cli.mutate import add_mutate_parser
 from pytest_pulsar_ha.cli.nightly import add_nightly_parser
 from pytest_pulsar_ha.errors import PulsarHaError
 from pytest_pulsar_ha.provisioning import DEFAULT_PULSAR_VERSION, default_cache_dir, ensure_pulsar, ensure_toxiproxy
@@ -192,6 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_metadata_sync_parser(sub)
     add_nightly_parser(sub)
     add_findings_parser(sub)
+    add_mutate_parser(sub)
     return parser
 
 

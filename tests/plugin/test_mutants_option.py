@@ -87,3 +87,32 @@ def test_without_the_option_each_case_runs_once_unmutated(pytester: pytest.Pytes
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=2)
     assert "kill matrix" not in result.stdout.str()
+
+
+def test_pulsar_ha_mutate_writes_the_matrix_and_fails_under_its_bar(pytester: pytest.Pytester) -> None:
+    import json
+    import sys
+
+    pytester.makeconftest(CONFTEST)
+    (pytester.path / "outage.pulsar-ha.yaml").write_text(SCENARIO)
+    command = [sys.executable, "-m", "pytest_pulsar_ha", "mutate", "--mutants", "late,drop_one", "--out", "mx"]
+    result = pytester.run(*command, "--fail-under", "60", "--", "-p", "no:cacheprovider")
+    assert result.ret == 1  # 1 of 2 killed: 50% < 60%
+    result.stdout.fnmatch_lines(
+        [
+            "survived: outage @ drop_one: a consumer that loses one message after the switch",
+            "mutation score: 1 of 2 applicable mutants killed (50%); mx/kill-matrix.html",
+        ]
+    )
+    matrix = json.loads((pytester.path / "mx" / "kill-matrix.json").read_text())
+    assert [(row["case"], row["mutant"], row["verdict"]) for row in matrix] == [
+        ("outage", "late", "killed"),
+        ("outage", "drop_one", "survived"),
+        ("outage[native]", "late", "n/a"),
+        ("outage[native]", "drop_one", "n/a"),
+    ]
+    assert matrix[0]["why"].startswith("switch: measured 3.25s")
+    assert "changes our AutoClusterFailover" in matrix[2]["why"]
+    assert "<td>survived</td>" in (pytester.path / "mx" / "kill-matrix.html").read_text()
+    passing = pytester.run(*command, "--fail-under", "50", "--", "-p", "no:cacheprovider")
+    assert passing.ret == 0
