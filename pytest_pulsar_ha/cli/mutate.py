@@ -69,7 +69,8 @@ def verdicts_from_junit(path: Path) -> list[Verdict]:
         elif failure is not None:
             message = failure.get("message") or ""
             verdict = "survived" if " survived: " in message else "error"
-            found.append(Verdict(name, mutant, verdict, message.splitlines()[0][:300] if message else ""))
+            why = properties.get("survived_because", "") if verdict == "survived" else message.split("\n")[0]
+            found.append(Verdict(name, mutant, verdict, why[:500]))
         else:
             found.append(Verdict(name, mutant, "killed", properties.get("killed_by", "")))
     return found

@@ -13,6 +13,7 @@ import pytest
 MUTANTS_KEY = pytest.StashKey[list[str]]()
 MUTANT_PROPERTY = "mutant"
 KILLED_BY_PROPERTY = "killed_by"
+SURVIVED_PROPERTY = "survived_because"
 
 
 def add_option(group: Any) -> None:
@@ -66,7 +67,8 @@ class KillMatrix:
             if report.passed:
                 self.rows.append((case, mutant, "killed", _property(report, KILLED_BY_PROPERTY) or ""))
             elif report.failed:
-                self.rows.append((case, mutant, "survived", "every expectation held"))
+                why = _property(report, SURVIVED_PROPERTY) or "every expectation held"
+                self.rows.append((case, mutant, "survived", why))
         elif report.when == "setup" and report.failed:
             self.rows.append((case, mutant, "error", "set-up failed"))
 

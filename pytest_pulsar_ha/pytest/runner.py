@@ -104,10 +104,16 @@ def _judge_mutant(item: Any, mutant: str, result: ScenarioResult, replay: str) -
         item.user_properties.append((KILLED_BY_PROPERTY, killed_by))
         result.outcome = "killed"
         return
+    from pytest_pulsar_ha.mutants.survivors import explain_survivor
+    from pytest_pulsar_ha.pytest.mutation import SURVIVED_PROPERTY
+
     result.outcome = "survived"
+    lines = explain_survivor(item.case.scenario, mutant, result.checks)
+    item.user_properties.append((SURVIVED_PROPERTY, "; ".join(lines)))
+    why = "\n".join(f"  - {line}" for line in lines)
     raise ScenarioFailed(
-        f"mutant {mutant} ({MUTANTS[mutant]}) survived: every expectation held, though one of them should have "
-        f"caught it:\n{result.describe()}\n  {replay}"
+        f"mutant {mutant} ({MUTANTS[mutant]}) survived: every expectation held; what should have caught it:\n"
+        f"{why}\n{result.describe()}\n  {replay}"
     )
 
 

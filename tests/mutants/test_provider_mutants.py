@@ -138,3 +138,40 @@ def test_a_delayed_decision_starts_over_when_the_decision_goes_away() -> None:
     assert [policy.tick(t, down) for t in (1.5, 2.0, 2.5)] == [None, None, None]
     decision = policy.tick(3.0, down)  # decided at 2.5 again, handed on 0.5 s later
     assert decision is not None and decision.target == 1
+
+
+def test_a_survivor_is_explained_by_the_window_that_let_it_through(tmp_path: Any) -> None:
+    from pytest_pulsar_ha.checks.result import CheckResult
+    from pytest_pulsar_ha.mutants.survivors import explain_survivor
+    from pytest_pulsar_ha.spec.loader import load_scenarios
+
+    path = tmp_path / "loose.pulsar-ha.yaml"
+    path.write_text(
+        """
+scenarios:
+  - name: loose
+    topology: {clusters: [cluster-a, cluster-b]}
+    provider: {kind: auto, primary: cluster-a, secondaries: [cluster-b], check_interval: 500ms,
+               failover_delay: 2s, switch_back_delay: 4s}
+    workload: {topics: [{name: t}], rate: 10/s, duration: 30s}
+    faults:
+      - {kind: outage, cluster: cluster-a, at: 5s, for: 12s}
+    expect:
+      - switch: {to: cluster-b, within: [2200ms, 3700ms], of: fault_start}  # two intervals too wide
+      - switch_back: {to: cluster-a, within: [4200ms, 4700ms]}
+"""
+    )
+    scenario = load_scenarios(path)[0].scenario
+    checks = [
+        CheckResult("switch", True, "first ack within [2.2s, 3.7s]", "2.86s"),
+        CheckResult("switch_back", True, "first ack within [4.2s, 4.7s]", "4.36s"),
+    ]
+    lines = explain_survivor(scenario, "late", checks)
+    assert lines[0] == (
+        "switch: held, measured 2.86s (expected first ack within [2.2s, 3.7s]); its settings derive "
+        "[2.20s, 2.70s]: the scenario's window is 1.00s wider, which let the mutant through"
+    )
+    assert lines[1].endswith("the window is the one its settings derive, [4.20s, 4.70s]")
+    assert explain_survivor(scenario, "swap_two", checks) == [
+        "the scenario has no ordering expectation, which is what would catch it"
+    ]
