@@ -1,0 +1,69 @@
+"""Mutants on real clusters: the late provider is killed by the window its settings derive and let through by
+one written two intervals wider (the survivor's explanation names that slack); a producer that reports an
+acknowledgement for a send it never made is killed by no_loss."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_pulsar_ha.mutants.survivors import explain_survivor
+from pytest_pulsar_ha.run.conductor import execute
+from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
+from pytest_pulsar_ha.spec.loader import load_scenarios
+
+pytestmark = pytest.mark.real_clusters
+
+# I = 0.5 s, D = 2 s: S = I/2 + D = 2.25 s, the derived window [2.2 s, 2.7 s]; the loose one is two intervals
+# (1 s) wider. The late mutant switches at S + I = 2.75 s, its first ack R later: out of the first, inside the
+# second.
+SCENARIO = """
+scenarios:
+  - name: mutated
+    topology: {clusters: [cluster-a, cluster-b]}
+    provider: {kind: auto, primary: cluster-a, secondaries: [cluster-b], check_interval: 500ms,
+               failover_delay: 2s, switch_back_delay: 4s}
+    workload: {topics: [{name: t}], rate: 20/s, duration: 22s, send_timeout: 2s}
+    faults:
+      - {kind: outage, cluster: cluster-a, at: 5s, for: 8s}
+    expect:
+      - switch: {to: cluster-b, within: [2200ms, 2700ms], of: fault_start}
+      - switch: {to: cluster-b, within: [2200ms, 3700ms], of: fault_start}
+      - no_loss: true
+"""
+
+
+@pytest.fixture
+def case(tmp_path: Path) -> Any:
+    path = tmp_path / "mutated.pulsar-ha.yaml"
+    path.write_text(SCENARIO)
+    return load_scenarios(path)[0]
+
+
+def test_the_derived_window_kills_the_late_provider_and_a_loose_one_lets_it_through(
+    pulsar_ha: PulsarHaEnvironment, pulsar_ha_spark: Any, tmp_path: Path, case: Any
+) -> None:
+    result = execute(case, pulsar_ha, evidence_dir=tmp_path / "late", spark=lambda: pulsar_ha_spark, mutant="late")
+    tight, loose, no_loss = result.checks
+    assert result.facts["mutant"].startswith("late:")
+    assert not tight.ok, result.describe()  # killed
+    assert loose.ok and no_loss.ok, result.describe()
+    measured = float(tight.measured.removesuffix("s"))
+    assert 2.7 < measured <= 3.7
+    (first, second) = explain_survivor(case.scenario, "late", [loose, loose])  # as if only the loose one ran
+    assert "the window is the one its settings derive, [2.20s, 2.70s]" in first
+    assert "the scenario's window is 1.00s wider, which let the mutant through" in second
+
+
+def test_a_producer_that_loses_an_acknowledged_send_is_killed_by_no_loss(
+    pulsar_ha: PulsarHaEnvironment, pulsar_ha_spark: Any, tmp_path: Path, case: Any
+) -> None:
+    result = execute(
+        case, pulsar_ha, evidence_dir=tmp_path / "ack", spark=lambda: pulsar_ha_spark, mutant="lose_one_ack"
+    )
+    tight, loose, no_loss = result.checks
+    assert tight.ok and loose.ok, result.describe()  # the provider is the shipped one
+    assert not no_loss.ok and re.search(r"(^|, )lost=1(,|$)", no_loss.measured), result.describe()
