@@ -26,7 +26,7 @@ scenarios:
     topology: {clusters: [cluster-a, cluster-b]}
     provider: {kind: auto, primary: cluster-a, secondaries: [cluster-b], check_interval: 500ms,
                failover_delay: 2s, switch_back_delay: 4s}
-    workload: {topics: [{name: t}], rate: 20/s, duration: 22s, send_timeout: 2s}
+    workload: {topics: [{name: t}], rate: 20/s, duration: 22s, send_timeout: 2s, drain_timeout: 15s}
     faults:
       - {kind: outage, cluster: cluster-a, at: 5s, for: 8s}
     expect:
