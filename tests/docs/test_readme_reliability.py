@@ -9,7 +9,7 @@ def test_the_readme_tables_are_current() -> None:
     text = readme_reliability.README.read_text()
     assert readme_reliability.current_block(text) == readme_reliability.render(), (
         "README.md's reliability tables differ from docs/reliability/*.md; regenerate with "
-        "`.venv/bin/python -m tests.unit.readme_reliability`"
+        "`.venv/bin/python -m tests.docs.readme_reliability`"
     )
 
 
