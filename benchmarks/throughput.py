@@ -3,8 +3,8 @@ on this machine, in the same run: 1 KB messages on one topic, a producer side an
 
 * ``pulsar-perf produce`` (with ``pulsar-perf consume`` on the topic) at an unreachable rate, batching off and on:
   its aggregated msg/s and publish latency (p50, p99);
-* the workload (``pytest_pulsar_ha.workload.driver.Workload``, every send, ack and receive recorded) at offered
-  rates in turn: msg/s acknowledged, publish latency (ack time - send time), and whether it kept the rate (at
+* the workload (``pytest_pulsar_ha.workload.driver.Workload``, every send, ack and receive recorded), batching off
+  and on, at offered rates in turn: msg/s acknowledged, publish latency (ack time - send time), and whether it kept the rate (at
   least 95% of the offered sends acknowledged within the run).
 
 It prints a table and the ratio of the workload's best kept rate to pulsar-perf's msg/s. Needs the binary
@@ -68,7 +68,7 @@ def pulsar_perf(home: Path, java: Path, url: str, seconds: int, batching: bool) 
     return {"msg_s": float(rate[-1][1]), "p50_ms": float(latency[-1][1]), "p99_ms": float(latency[-1][2])}
 
 
-def ours(env: Any, rate: int, producers: int, seconds: int) -> dict[str, float]:
+def ours(env: Any, rate: int, producers: int, seconds: int, batching: bool) -> dict[str, float]:
     """The workload at ``rate`` msg/s offered (``producers`` open-loop producers), history on."""
     import pulsar
 
@@ -86,6 +86,7 @@ def ours(env: Any, rate: int, producers: int, seconds: int) -> dict[str, float]:
         replicated_subscriptions=False,
         send_timeout_ms=30_000,
         seed=1,
+        batching=batching,
     )
     log = EventLog()
     client = pulsar.Client(env.cluster(name).direct_service_url, operation_timeout_seconds=30)
@@ -136,10 +137,11 @@ def main() -> int:
             figures = pulsar_perf(dist.home, dist.java, url, args.seconds, batching)
             rows.append((f"pulsar-perf, batching {'on' if batching else 'off'}", figures))
             print(rows[-1])
-        for rate in (int(r) for r in args.rates.split(",") if r.strip()):
-            figures = ours(env, rate, args.producers, args.seconds)
-            rows.append((f"workload, {rate:,} msg/s offered", figures))
-            print(rows[-1])
+        for batching in (False, True):
+            for rate in (int(r) for r in args.rates.split(",") if r.strip()):
+                figures = ours(env, rate, args.producers, args.seconds, batching)
+                rows.append((f"workload {'batched' if batching else 'unbatched'}, {rate:,}/s offered", figures))
+                print(rows[-1])
     cores = os.cpu_count()
     print(f"\nPulsar {args.pulsar_version}, one standalone, {SIZE} B messages, {args.seconds} s each, {cores} cores")
     print(f"{'':<34} {'msg/s':>10} {'p50 ms':>8} {'p99 ms':>8}  kept the rate")

@@ -79,6 +79,9 @@ class Workload(_Model):
     """Messages per second, per producer."""
     message_size: Size = Size("100B")
     """Payload size of each message."""
+    batching: Annotated[bool, Strict()] = False
+    """Let each producer batch its sends (the Python client's default batching: up to 1000 messages or 10 ms
+    per batch). Every message is still one send, one ack and one receive in the history."""
     duration: PositiveDuration
     """How long the producers send. Every fault must be over by then."""
     replicated_subscriptions: Annotated[bool, Strict()] = True

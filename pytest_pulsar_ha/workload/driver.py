@@ -53,6 +53,8 @@ class WorkloadPlan:
     """seconds each consumer spends on a message before acknowledging it (a slow consumer builds a backlog)"""
     initial_position: str = "earliest"
     """where a subscription that does not exist yet starts: ``earliest`` or ``latest`` (the client's default)"""
+    batching: bool = False
+    """producers batch their sends (the client's default batching settings)"""
 
     def subscription_names(self) -> list[str]:
         """The subscription of each consumer index (one shared name unless the subscription is exclusive)."""
@@ -128,7 +130,7 @@ class Workload:
                         self.client.create_producer,
                         topic,
                         send_timeout_millis=plan.send_timeout_ms,
-                        batching_enabled=False,
+                        batching_enabled=plan.batching,
                     )
                 )
                 producer = self._wrap_producer(producer)

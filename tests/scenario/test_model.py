@@ -248,3 +248,27 @@ def test_exclusive_subscription_takes_one_consumer() -> None:
         Scenario.model_validate(data)
     data["workload"]["subscription_type"] = "key_shared"
     assert Scenario.model_validate(data).workload.consumers == 2
+
+
+def test_batching_is_the_python_clients_and_refused_for_the_java_driver(tmp_path: Any) -> None:
+    from pytest_pulsar_ha.spec.errors import ScenarioError
+    from pytest_pulsar_ha.spec.loader import load_scenarios
+
+    text = """
+scenarios:
+  - name: batched
+    topology: {clusters: [cluster-a, cluster-b]}
+    provider: {kind: auto, primary: cluster-a, secondaries: [cluster-b], failover_delay: 2s, switch_back_delay: 4s}
+    workload: {topics: [{name: t}], rate: 500/s, duration: 10s, batching: true}
+    expect: [{no_loss: true}]
+    variants:
+      - id: java
+        client: {kind: java}
+        provider: {probe: tcp}
+"""
+    path = tmp_path / "batched.pulsar-ha.yaml"
+    path.write_text(text)
+    with pytest.raises(ScenarioError, match=r"batched.pulsar-ha.yaml:\d+: .*workload.batching: the Java driver sends"):
+        load_scenarios(path)
+    path.write_text(text.split("    variants:")[0])
+    assert load_scenarios(path)[0].scenario.workload.batching is True

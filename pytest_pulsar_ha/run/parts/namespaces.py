@@ -172,6 +172,7 @@ class Namespaces(Part):
             ctx.seed,
             w.consumer_delay.seconds,
             w.initial_position,
+            w.batching,
         )
 
 
