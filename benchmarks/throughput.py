@@ -4,8 +4,8 @@ on this machine, in the same run: 1 KB messages on one topic, a producer side an
 * ``pulsar-perf produce`` (with ``pulsar-perf consume`` on the topic) at an unreachable rate, batching off and on:
   its aggregated msg/s and publish latency (p50, p99);
 * the workload (``pytest_pulsar_ha.workload.driver.Workload``, every send, ack and receive recorded), batching off
-  and on, at offered rates in turn: msg/s acknowledged, publish latency (ack time - send time), and whether it kept the rate (at
-  least 95% of the offered sends acknowledged within the run).
+  and on, at offered rates in turn: msg/s acknowledged, publish latency (ack time - send time), and whether it
+  kept the rate (at least 95% of the offered sends acknowledged within the run).
 
 It prints a table and the ratio of the workload's best kept rate to pulsar-perf's msg/s. Needs the binary
 distribution (it has ``bin/pulsar-perf``): 4.0.8 by default.
