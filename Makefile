@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTEST_ARGS ?=
 
-.PHONY: setup provision demo scenarios smoke test lint docs unit bench reap multi-broker migration-chaos nightly soak side-by-side matrix
+.PHONY: setup provision demo scenarios smoke test lint docs unit bench reap multi-broker migration-chaos nightly soak side-by-side matrix mutate
 
 setup: $(VENV)/.installed provision
 
@@ -112,6 +112,13 @@ matrix: setup
 			$(PY) -m pytest "$$id" $$args $(PYTEST_ARGS) || status=1; done; \
 		$(VENV)/bin/pulsar-ha findings record reports/matrix/$$version || status=1; \
 	done; $(VENV)/bin/pulsar-ha findings page; exit $$status
+
+# The mutation score of the shipped scenarios (docs/how-to/mutate.md): every case with a Python client against
+# every mutant, on one environment; the kill matrix in reports/mutants/ (hours: not part of make test).
+MUTANTS ?= all
+mutate: setup
+	$(VENV)/bin/pulsar-ha mutate --mutants $(MUTANTS) -- scenarios -p no:cacheprovider \
+		-m "not (unsettled or wedges_client or nightly_demo or soak or spark_cluster)" $(PYTEST_ARGS)
 
 # Everything that needs no cluster (the plugin marks every test that asks for one `real_clusters`).
 unit: $(VENV)/.installed
