@@ -133,8 +133,9 @@ SOAK_EXPECTATIONS = ("no_loss", "ordering", "max_duplicates")
 class Soak(_Model):
     """Run as a soak: the history is streamed to Parquet as it happens (at most `row_group_rows` events in
     memory, besides the faults and switches) and judged on Spark over the whole file, so a run of hours stays
-    within bounded memory. Acknowledgements are not attributed to clusters (that reads every entry back from the
-    brokers), so a soak expects only what Spark judges from the whole history: no_loss, ordering and
+    within bounded memory. Acks and receipts carry their cluster where the ledger ids name it (the embedded
+    backend's standalones); elsewhere they are not attributed (that would read every entry back from the
+    brokers). A soak expects only what Spark judges from the whole history: no_loss, ordering and
     max_duplicates."""
 
     row_group_rows: int = Field(default=20_000, ge=1_000, le=1_000_000)

@@ -25,6 +25,12 @@ from pytest_pulsar_ha.workload.closing import close_within
 from pytest_pulsar_ha.workload.drain_tracker import DrainTracker
 
 
+def _owner(seeded: Mapping[int, str], message_id: Any) -> str | None:
+    """The cluster whose seeded ledger ids include this message id's ledger, else None (attributed later)."""
+    ledger = message_id.ledger_id()
+    return seeded.get(ledger >> 32) if seeded and ledger > 0 else None
+
+
 def _message_id(message_id: Any) -> str:
     """``ledger:entry:partition`` of a client message id (the history's form, for acks and receives alike)."""
     return f"{message_id.ledger_id()}:{message_id.entry_id()}:{message_id.partition()}"
@@ -80,8 +86,12 @@ class Workload:
         *,
         wrap_consumer: Callable[[Any], Any] | None = None,
         wrap_producer: Callable[[Any], Any] | None = None,
+        seeded: Mapping[int, str] | None = None,
     ) -> None:
         self.client = client
+        self._seeded = dict(seeded or {})
+        """high 32 bits of a ledger id -> the cluster seeded with them: an ack's or a receipt's cluster as it is
+        recorded (a soak's history, streamed, is never attributed afterwards)"""
         self._wrap_consumer = wrap_consumer or _as_is
         self._wrap_producer = wrap_producer or _as_is
         self.consumer_client = consumer_client or client
@@ -208,6 +218,7 @@ class Workload:
                 now_ns(),
                 ACK,
                 name,
+                cluster=_owner(self._seeded, msg_id),
                 topic=topic,
                 producer=name,
                 seq=seq,
@@ -234,6 +245,7 @@ class Workload:
                     now_ns(),
                     RECEIVE,
                     name,
+                    cluster=_owner(self._seeded, message.message_id()),
                     topic=message.topic_name(),
                     subscription=subscription,
                     producer=producer,

@@ -81,3 +81,20 @@ def test_a_seeded_ledger_id_names_its_cluster_without_a_read_and_any_other_is_re
         (ACK, 3, None),
     ]
     assert sorted(a.asked) == [f"persistent/t/ns/topic/ledger/{(5 << 32) | 7}/entry/3", PATH]
+
+
+def test_the_driver_names_a_seeded_cluster_as_it_records_and_leaves_any_other_to_later() -> None:
+    from pytest_pulsar_ha.workload.driver import _owner
+
+    class MessageId:
+        def __init__(self, ledger: int) -> None:
+            self.ledger = ledger
+
+        def ledger_id(self) -> int:
+            return self.ledger
+
+    seeded = {1: "cluster-a", 2: "cluster-b"}
+    assert _owner(seeded, MessageId((2 << 32) | 40)) == "cluster-b"
+    assert _owner(seeded, MessageId(40)) is None  # Pulsar's own numbering
+    assert _owner(seeded, MessageId(-1)) is None  # no position (a send that was never made)
+    assert _owner({}, MessageId((1 << 32) | 40)) is None

@@ -72,6 +72,7 @@ class PythonClient(Part):
             consumer_client,
             wrap_consumer=ctx.wrap_consumer,
             wrap_producer=ctx.wrap_producer,
+            seeded=ctx.env.seeded_ledger_ids(),
         )
 
     def close(self, ctx: RunContext) -> None:
