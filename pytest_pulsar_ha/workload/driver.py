@@ -69,6 +69,27 @@ class WorkloadPlan:
         return ["workload"] * self.consumers
 
 
+LATE_S = 0.5
+"""A send issued this long after its intended time was late: the driver, not the cluster, held it back."""
+LATE_SHARE = 0.01
+"""More late sends than this share of a producer's, and the run says that the workload did not keep its rate."""
+
+
+@dataclass
+class RatePace:
+    """How many sends a producer issued, and how late its open loop issued them."""
+
+    sends: int = 0
+    late: int = 0
+    max_lag_s: float = 0.0
+
+    def issued(self, lag_s: float) -> None:
+        self.sends += 1
+        if lag_s > LATE_S:
+            self.late += 1
+        self.max_lag_s = max(self.max_lag_s, lag_s)
+
+
 def _as_is(handle: Any) -> Any:
     return handle
 
@@ -109,6 +130,8 @@ class Workload:
         """producers and consumers whose close() never returned (abandoned, see :mod:`.closing`)"""
         self.callback_errors: list[str] = []
         """what went wrong inside the client's send callbacks (never raised there)"""
+        self._pace: dict[str, RatePace] = {}
+        """each producer's sends and how late the loop issued them (the driver's own lag, not the cluster's)"""
 
     # -- set-up ----------------------------------------------------------------------------------------
 
@@ -166,11 +189,13 @@ class Workload:
         rng = random.Random(f"{plan.seed}/{name}")
         interval = 1.0 / plan.rate_per_second
         origin_mono, origin_ns = time.monotonic(), now_ns()
+        pace = self._pace[name] = RatePace()
         seq = 0
         while True:
             intended = seq * interval
             if self._stop_sending.wait(max(0.0, origin_mono + intended - time.monotonic())):
                 break
+            pace.issued(time.monotonic() - origin_mono - intended)
             seq += 1
             key = f"k{rng.randrange(plan.keys)}" if plan.keys else None
             body = f"{name}#{seq}#".encode()
@@ -274,6 +299,17 @@ class Workload:
         deadline = time.monotonic() + timeout_s
         for thread in self._producer_threads:
             thread.join(timeout=max(0.0, deadline - time.monotonic()))
+
+    def rate_shortfalls(self) -> list[str]:
+        """One line per producer that could not keep its rate: more than :data:`LATE_SHARE` of its sends issued
+        over :data:`LATE_S` after their intended time (the driver fell behind: the offered load was not offered)."""
+        rate = self.plan.rate_per_second
+        return [
+            f"{name} could not keep {rate:g} msg/s: {pace.late} of {pace.sends} sends were issued more than "
+            f"{LATE_S:g}s after their intended time (at most {pace.max_lag_s:.2f}s): the driver fell behind"
+            for name, pace in self._pace.items()
+            if pace.sends and pace.late > LATE_SHARE * pace.sends
+        ]
 
     def drain(self, timeout_s: float) -> bool:
         """Keep consuming until every acknowledged send was received once, or the time is up."""

@@ -93,7 +93,10 @@ class WorkloadPart(Part):
         ctx.needs_workload().start()
 
     def finish(self, ctx: RunContext) -> None:
-        ctx.needs_workload().stop_sending()
+        workload = ctx.needs_workload()
+        workload.stop_sending()
+        for shortfall in getattr(workload, "rate_shortfalls", list)():  # the Java driver paces itself
+            ctx.problem("workload", shortfall)
 
     def close(self, ctx: RunContext) -> None:
         if ctx.workload is not None:

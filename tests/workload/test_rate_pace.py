@@ -1,0 +1,23 @@
+"""A workload that cannot keep its offered rate says so: the open loop notes how late it issued each send."""
+
+from __future__ import annotations
+
+from pytest_pulsar_ha.history import EventLog
+from pytest_pulsar_ha.workload.driver import LATE_S, RatePace, Workload, WorkloadPlan
+
+
+def _plan() -> WorkloadPlan:
+    return WorkloadPlan(["persistent://t/ns/x"], 2, 0, "exclusive", 0, 500.0, 100, 10.0, False, 30_000, 1)
+
+
+def test_a_producer_with_more_than_one_percent_late_sends_fell_behind() -> None:
+    workload = Workload(client=None, plan=_plan(), log=EventLog())
+    on_time, behind = RatePace(), RatePace()
+    for index in range(1000):
+        on_time.issued(0.001 if index % 200 else LATE_S + 0.1)  # 5 late of 1000: within 1%
+        behind.issued(0.0 if index % 50 else 1.7)  # 20 late of 1000
+    workload._pace = {"producer-0": on_time, "producer-1": behind}
+    assert workload.rate_shortfalls() == [
+        "producer-1 could not keep 500 msg/s: 20 of 1000 sends were issued more than 0.5s after their intended "
+        "time (at most 1.70s): the driver fell behind"
+    ]
