@@ -28,6 +28,8 @@ class ScenarioResult:
     """The run's row in its scenario family's side-by-side table (checks.side_by_side)."""
     deadlocks: list[Deadlock] = field(default_factory=list)
     """Clusters whose JVM deadlocked during the run (checks.deadlocks): a Pulsar defect, not the scenario's"""
+    proposal: str = ""
+    """The proposal the scenario exercises (report.proposals), for grouping on the index page"""
 
     @property
     def failed_checks(self) -> list[CheckResult]:

@@ -21,6 +21,7 @@ from pytest_pulsar_ha.checks import evaluate
 from pytest_pulsar_ha.checks.expected_failure import DEADLOCK_PROBLEM_PREFIX
 from pytest_pulsar_ha.checks.side_by_side import client_label, side_by_side
 from pytest_pulsar_ha.report.evidence import write_evidence
+from pytest_pulsar_ha.report.proposals import proposal_of
 from pytest_pulsar_ha.report.result import ScenarioResult
 from pytest_pulsar_ha.run.context import RunContext
 from pytest_pulsar_ha.run.history import store_for
@@ -65,7 +66,7 @@ def execute(
     KeyboardInterrupt after cleaning up)."""
     seed = case.seed if seed is None else seed
     scenario = with_drawn_faults(case.scenario, seed)  # `generate:` faults, drawn from this run's seed
-    result = ScenarioResult(case.id, "passed", seed)
+    result = ScenarioResult(case.id, "passed", seed, proposal=proposal_of(scenario))
     clusters = list(scenario.topology.clusters or env.names)
     refused = _refused(scenario, env, clusters)
     if refused is not None:

@@ -1,0 +1,30 @@
+"""Which proposal a scenario exercises, for grouping the suite's results: PIP-188 when it migrates, PIP-136 when
+its clusters sync metadata, PIP-7 when it places namespaces on failure domains, PIP-121 when a failover provider
+chooses the cluster; anything else is "other"."""
+
+from __future__ import annotations
+
+from pytest_pulsar_ha.spec.scenario import Scenario
+
+PROPOSALS = (
+    "PIP-121 cluster failover",
+    "PIP-188 blue-green migration",
+    "PIP-136 metadata sync",
+    "PIP-7 failure domains",
+    "other",
+)
+"""In the order the index page shows them."""
+
+PIP7_KINDS = ("placement", "reassigned")
+
+
+def proposal_of(scenario: Scenario) -> str:
+    if any(f.kind == "migrate" for f in scenario.faults):
+        return PROPOSALS[1]
+    if scenario.topology.metadata_sync is not None or scenario.workload.metadata is not None:
+        return PROPOSALS[2]
+    if scenario.workload.anti_affinity_group is not None or any(e.kind in PIP7_KINDS for e in scenario.expect):
+        return PROPOSALS[3]
+    if scenario.provider.kind != "none":
+        return PROPOSALS[0]
+    return PROPOSALS[4]
