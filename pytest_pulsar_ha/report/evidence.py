@@ -11,6 +11,7 @@ from pytest_pulsar_ha.report.result import ScenarioResult
 
 def write_evidence(result: ScenarioResult, events: list[Event], evidence_dir: Path) -> None:
     """Write the evidence files into ``evidence_dir`` and list them in ``result.evidence``."""
+    from pytest_pulsar_ha.report.run_page import render_run_page
     from pytest_pulsar_ha.report.timeline import render_html, render_png
 
     title = f"{result.case_id}: {result.outcome}"
@@ -22,6 +23,8 @@ def write_evidence(result: ScenarioResult, events: list[Event], evidence_dir: Pa
         ]
         summary += [("problem", "failed", p) for p in result.problems]
         result.evidence["report"] = render_html(png, evidence_dir / "report.html", title, summary, result.facts)
+        page = evidence_dir / "run.html"
+        result.evidence["run_page"] = render_run_page(events, result.checks, result.facts, title, page)
     verdict = {
         "id": result.case_id,
         "outcome": result.outcome,

@@ -1,0 +1,69 @@
+"""A run's interactive page from its history: a lane per cluster with its rates, the faults shaded, switches and
+failed probes marked, each timing verdict's window with its measured point, every mark titled (hover)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pytest_pulsar_ha.checks.result import CheckResult
+from pytest_pulsar_ha.history import ACK, FAULT_END, FAULT_START, PROBE, RECEIVE, SEND, SWITCH, Event
+from pytest_pulsar_ha.report.run_page import render_run_page
+
+T0 = 1_800_000_000_000_000_000
+S = 1_000_000_000
+
+
+def _history() -> list[Event]:
+    events = [
+        Event(T0 + 4 * S, FAULT_START, "nemesis", cluster="cluster-a", detail="#0 outage cluster-a"),
+        Event(T0 + 10 * S, FAULT_END, "nemesis", cluster="cluster-a", detail="#0 outage cluster-a"),
+        Event(T0 + 6 * S, SWITCH, "provider", cluster="cluster-b", detail="primary down for 2.0s"),
+        Event(
+            T0 + 4 * S + S // 2,
+            PROBE,
+            "provider",
+            cluster="cluster-a",
+            detail=json.dumps({"ok": False, "error": "refused"}),
+        ),
+    ]
+    for tenth in range(150):
+        at = T0 + tenth * S // 10
+        cluster = "cluster-b" if 6.3 <= tenth / 10 < 14 else "cluster-a"
+        events += [
+            Event(at, SEND, "p", producer="p", seq=tenth),
+            Event(at + 1000, ACK, "p", cluster=cluster, producer="p", seq=tenth),
+            Event(at + 2000, RECEIVE, "c", cluster=cluster, subscription="s", producer="p", seq=tenth),
+        ]
+    return events
+
+
+def test_the_page_draws_lanes_faults_switches_probes_and_windows(tmp_path: Path) -> None:
+    checks = [
+        CheckResult("switch", True, "first ack by cluster-b within [2200ms, 2700ms] of fault #0 start", "2.30s"),
+        CheckResult("switch_back", False, "first ack by cluster-a within [4200ms, 4700ms] of fault #0 end", "5.10s"),
+        CheckResult("no_loss", True, "every acknowledged send received", "lost=0"),
+    ]
+    page = render_run_page(_history(), checks, {"seed": "7"}, "po: failed", tmp_path / "run.html").read_text()
+    assert page.count("<rect class='fault'") == 1  # on cluster-a's lane only
+    assert "<title>#0 outage cluster-a: +4.00s to +10.00s</title>" in page
+    assert page.count("<line class='switch'") == 1 and "switch to cluster-b at +6.00s" in page
+    assert page.count("<circle class='probe-failed'") == 1
+    assert page.count("<rect class='window'") == 2  # the two timing verdicts; no_loss has no window
+    assert (
+        "fill='#1a7f37'><title>switch measured 2.30s" in page
+        and "fill='#c62828'><title>switch_back measured 5.10s" in page
+    )
+    assert page.count("<polyline class='rate ack'") == 2 and page.count("<polyline class='rate receive'") == 2
+    for lane in ("cluster-a", "cluster-b", "clients"):
+        assert f"font-size='12'>{lane}</text>" in page
+    assert "<a href='history.jsonl'>" in page and "addEventListener('wheel'" in page
+    assert "http" not in page.replace("http://www.w3.org/2000/svg", "")  # offline: nothing fetched
+
+
+def test_a_large_history_draws_binned_rates_not_points(tmp_path: Path) -> None:
+    events = [Event(T0 + i * 100_000, ACK, "p", cluster="cluster-a", producer="p", seq=i) for i in range(200_000)]
+    page = render_run_page(events, [], {}, "large", tmp_path / "run.html").read_text()
+    points = page.split("points='")[1].split("'")[0].split()
+    assert len(points) <= 41  # 20 s of history in 0.5 s bins
+    assert len(page) < 100_000
