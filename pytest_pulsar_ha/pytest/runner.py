@@ -45,6 +45,9 @@ def run_scenario(item: Any, case: ScenarioCase, record: Callable[[ScenarioResult
         **({} if mutant is None else {"mutant": mutant}),
     )
     result.evidence_root = evidence_root
+    for name in ("run_page", "report", "verdict"):  # in the JUnit XML, where CI shows a test's properties
+        if name in result.evidence:
+            item.user_properties.append((f"pulsar_ha_{name}", str(result.evidence[name])))
     if mutant is not None:
         result.case_id = item.name  # <case>@<mutant> in the summary and on the index page
     if record is not None:
