@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.plugin.fake_runs import fake_run_conftest
+
 SCENARIO = """
 scenarios:
   - name: shapes
@@ -28,36 +30,18 @@ scenarios:
         versions: [4.2.4]
 """
 
-CONFTEST = """
-import pytest
-from pytest_pulsar_ha.checks.result import CheckResult
-from pytest_pulsar_ha.pytest import runner as scenario_runner
-
-LOST = {lost!r}
-REORDERS = {reorders!r}
-ANSWER = {answer!r}
-
-class Brokers:
-    def broker_versions(self):
-        return {{"cluster-a": ANSWER}}
-
-@pytest.fixture(scope="session")
-def pulsar_ha():
-    return Brokers()
-
+EXECUTE = """
 def fake_execute(case, env, *, evidence_dir, spark, seed=None):
     result = scenario_runner.ScenarioResult(case.id, "failed" if LOST or REORDERS else "passed", 7)
     result.facts["pulsar"] = "brokers answer " + ANSWER
-    result.checks.append(CheckResult("no_loss", not LOST, "every send received", f"lost={{LOST}}"))
-    result.checks.append(CheckResult("ordering", not REORDERS, "no reorder", f"reorders={{REORDERS}}"))
+    result.checks.append(CheckResult("no_loss", not LOST, "every send received", f"lost={LOST}"))
+    result.checks.append(CheckResult("ordering", not REORDERS, "no reorder", f"reorders={REORDERS}"))
     return result
-
-scenario_runner.execute = fake_execute
 """
 
 
 def _run(pytester: pytest.Pytester, *, version: str, lost: int, reorders: int) -> pytest.RunResult:
-    pytester.makeconftest(CONFTEST.format(lost=lost, reorders=reorders, answer=version))
+    pytester.makeconftest(fake_run_conftest(EXECUTE, version, LOST=lost, REORDERS=reorders))
     (pytester.path / "shapes.pulsar-ha.yaml").write_text(SCENARIO)
     return pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rxXf", f"--pulsar-ha-pulsar-version={version}")
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.plugin.fake_runs import fake_run_conftest
+
 SCENARIO = """
 scenarios:
   - name: synced
@@ -25,36 +27,19 @@ scenarios:
       versions: [4.0.8]
 """
 
-CONFTEST = """
-import pytest
-from pytest_pulsar_ha.checks.result import CheckResult
-from pytest_pulsar_ha.pytest import runner as scenario_runner
-
-FAILS = {fails!r}
-ANSWER = {answer!r}
-
-class Brokers:
-    def broker_versions(self):
-        return {{"cluster-a": ANSWER}}
-
-@pytest.fixture(scope="session")
-def pulsar_ha():
-    return Brokers()
-
+EXECUTE = """
 def fake_execute(case, env, *, evidence_dir, spark, seed=None):
     result = scenario_runner.ScenarioResult(case.id, "failed" if FAILS else "passed", 7)
     result.facts["pulsar"] = "brokers answer " + ANSWER
     result.checks.append(CheckResult("no_loss", not FAILS, "every send received", "lost=3" if FAILS else "lost=0"))
     return result
-
-scenario_runner.execute = fake_execute
 """
 
 
 def _run(
     pytester: pytest.Pytester, *, version: str, fails: bool, backend: str = "embedded", answer: str | None = None
 ) -> pytest.RunResult:
-    pytester.makeconftest(CONFTEST.format(fails=fails, answer=answer or version))
+    pytester.makeconftest(fake_run_conftest(EXECUTE, answer or version, FAILS=fails))
     (pytester.path / "synced.pulsar-ha.yaml").write_text(SCENARIO)
     args = ["-p", "no:cacheprovider", "-rxXf", f"--pulsar-ha-pulsar-version={version}"]
     if backend == "external":

@@ -6,6 +6,8 @@ import xml.etree.ElementTree as ElementTree
 
 import pytest
 
+from tests.plugin.fake_runs import fake_run_conftest
+
 SCENARIO = """
 scenarios:
   - name: linked
@@ -15,29 +17,16 @@ scenarios:
       - no_loss: true
 """
 
-CONFTEST = """
-import pytest
-from pathlib import Path
-from pytest_pulsar_ha.checks.result import CheckResult
-from pytest_pulsar_ha.pytest import runner as scenario_runner
-
-class Brokers:
-    def broker_versions(self):
-        return {"cluster-a": "4.2.4"}
-
-@pytest.fixture(scope="session")
-def pulsar_ha():
-    return Brokers()
-
+CONFTEST = fake_run_conftest(
+    """
 def fake_execute(case, env, *, evidence_dir, spark, seed=None):
     result = scenario_runner.ScenarioResult(case.id, "passed", 7)
     result.checks.append(CheckResult("no_loss", True, "every send received", "lost=0"))
     result.evidence["run_page"] = evidence_dir / "run.html"
     result.evidence["verdict"] = evidence_dir / "verdict.json"
     return result
-
-scenario_runner.execute = fake_execute
 """
+)
 
 
 def test_the_junit_record_carries_the_run_page_and_verdict(pytester: pytest.Pytester) -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.plugin.fake_runs import fake_run_conftest
+
 SCENARIO = """
 scenarios:
   - name: outage
@@ -26,28 +28,16 @@ scenarios:
         provider: {kind: native}
 """
 
-CONFTEST = """
-import pytest
-from pytest_pulsar_ha.checks.result import CheckResult
-from pytest_pulsar_ha.pytest import runner as scenario_runner
-
-class Brokers:
-    def broker_versions(self):
-        return {"cluster-a": "4.2.4"}
-
-@pytest.fixture(scope="session")
-def pulsar_ha():
-    return Brokers()
-
+CONFTEST = fake_run_conftest(
+    """
 def fake_execute(case, env, *, evidence_dir, spark, seed=None, mutant=None):
     late = mutant == "late"
     result = scenario_runner.ScenarioResult(case.id, "failed" if late else "passed", 7)
     result.checks.append(CheckResult("switch", not late, "first ack within [2.2s, 2.7s]", "3.25s" if late else "2.35s"))
     result.checks.append(CheckResult("no_loss", True, "every send received", "lost=0"))
     return result
-
-scenario_runner.execute = fake_execute
 """
+)
 
 
 def _run(pytester: pytest.Pytester, mutants: str) -> pytest.RunResult:
