@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from pytest_pulsar_ha.admin.client import AdminClient
 from pytest_pulsar_ha.history import ACK, RECEIVE, Event, EventLog
+from pytest_pulsar_ha.runtime.nodes.ledger_ids import seeded_owner
 from pytest_pulsar_ha.workload.attribution import acknowledging_cluster, delivering_cluster
 
 ATTRIBUTION_THREADS = 8
@@ -44,7 +45,7 @@ def attribute_log(log: EventLog, admins: dict[str, AdminClient], seeded: Mapping
 
     def attribute(event: Event) -> tuple[Event, str | None]:
         ledger, entry, partition = (int(x) for x in (event.message_id or "0:0:-1").split(":"))
-        owner = owners.get(ledger >> 32) if ledger > 0 else None
+        owner = seeded_owner(owners, ledger)
         if owner is not None:
             return event, owner
         topic = event.topic or ""

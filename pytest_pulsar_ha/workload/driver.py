@@ -19,6 +19,7 @@ from typing import Any
 
 from pytest_pulsar_ha.admin.client import AdminClient
 from pytest_pulsar_ha.history import ACK, RECEIVE, SEND, SEND_ERROR, Event, EventLog, now_ns
+from pytest_pulsar_ha.runtime.nodes.ledger_ids import seeded_owner
 from pytest_pulsar_ha.workload.attributing import attribute_log
 from pytest_pulsar_ha.workload.client_setup import create_with_retries
 from pytest_pulsar_ha.workload.closing import close_within
@@ -27,8 +28,7 @@ from pytest_pulsar_ha.workload.drain_tracker import DrainTracker
 
 def _owner(seeded: Mapping[int, str], message_id: Any) -> str | None:
     """The cluster whose seeded ledger ids include this message id's ledger, else None (attributed later)."""
-    ledger = message_id.ledger_id()
-    return seeded.get(ledger >> 32) if seeded and ledger > 0 else None
+    return seeded_owner(seeded, message_id.ledger_id())
 
 
 def _message_id(message_id: Any) -> str:

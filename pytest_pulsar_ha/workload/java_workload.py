@@ -247,6 +247,10 @@ class JavaWorkload:
             self._stderr = None
         self._process = None
 
+    def rate_shortfalls(self) -> list[str]:
+        """None known here: the Java driver paces its own producers and reports no lag."""
+        return []
+
     def attribute_acks(self, admins: dict[str, AdminClient], seeded: Mapping[int, str] | None = None) -> None:
         """The acknowledging cluster of every ack and the delivering cluster of every receive, as for the Python
         workload (:func:`~pytest_pulsar_ha.workload.attributing.attribute_log`)."""

@@ -95,7 +95,7 @@ class WorkloadPart(Part):
     def finish(self, ctx: RunContext) -> None:
         workload = ctx.needs_workload()
         workload.stop_sending()
-        for shortfall in getattr(workload, "rate_shortfalls", list)():  # the Java driver paces itself
+        for shortfall in workload.rate_shortfalls():
             ctx.problem("workload", shortfall)
 
     def close(self, ctx: RunContext) -> None:

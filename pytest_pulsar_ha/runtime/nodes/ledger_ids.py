@@ -16,6 +16,7 @@ Multi-broker clusters (ZooKeeper) and the docker and external backends keep Puls
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
 
 from pytest_pulsar_ha.errors import StartupError
@@ -28,6 +29,11 @@ SEED_TIMEOUT_S = 120.0
 def ledger_id_range(high_bits: int) -> tuple[int, int]:
     """The ledger ids a cluster seeded with ``high_bits`` hands out: [low, high)."""
     return high_bits << 32, (high_bits + 1) << 32
+
+
+def seeded_owner(seeded: Mapping[int, str], ledger_id: int) -> str | None:
+    """The cluster seeded with this ledger id's high 32 bits (``seeded``: high bits -> cluster), else None."""
+    return seeded.get(ledger_id >> 32) if ledger_id > 0 else None
 
 
 def seed_command(java: Path, pulsar_home: Path, store_url: str, high_bits: int) -> list[str]:
