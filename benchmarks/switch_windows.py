@@ -29,9 +29,10 @@ from pytest_pulsar_ha.checks.windows import RECONNECT_BUDGET_S, DerivedWindow, W
 from pytest_pulsar_ha.history import ACK, SWITCH, Event
 from pytest_pulsar_ha.run.conductor import execute
 from pytest_pulsar_ha.scenario import ScenarioError
-from pytest_pulsar_ha.spec.loader import ScenarioCase, load_scenarios
+from pytest_pulsar_ha.scenario.expectations import EXPECTATION_CLASSES
+from pytest_pulsar_ha.scenario.loader import ScenarioCase, load_scenarios
 
-TIMING_KINDS = ("switch", "switch_back")
+TIMING_KINDS = tuple(kind for kind, cls in EXPECTATION_CLASSES.items() if cls.facts.window)
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import pulsar
 
-from pytest_pulsar_ha.spec.factories import ClusterInfo, ProviderContext
+from pytest_pulsar_ha.scenario.factories import ClusterInfo, ProviderContext
 
 
 def _info(cluster: ClusterInfo) -> pulsar.ServiceInfo:

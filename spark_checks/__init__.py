@@ -21,26 +21,27 @@ from typing import TYPE_CHECKING, Any
 from .verdict import Report, Verdict
 
 if TYPE_CHECKING:
+    from .availability import check_availability
     from .checks import (
         check_accounting,
-        check_availability,
         check_duplicates,
         check_history,
         check_lost,
         check_ordering,
     )
-    from .load import History, HistoryInputError, load_history
+    from .load import History, load_history
+    from .reading import HistoryInputError
     from .session import build_spark_session, spark_session
 
 _LAZY = {
     "check_accounting": "checks",
-    "check_availability": "checks",
+    "check_availability": "availability",
     "check_duplicates": "checks",
     "check_history": "checks",
     "check_lost": "checks",
     "check_ordering": "checks",
     "History": "load",
-    "HistoryInputError": "load",
+    "HistoryInputError": "reading",
     "load_history": "load",
     "build_spark_session": "session",
     "spark_session": "session",

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from .load import HistoryInputError, check_source
+from .reading import HistoryInputError, check_source
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from pytest_pulsar_ha.spec.known_deadlocks import KNOWN_DEADLOCKS, KnownDeadlock
+from pytest_pulsar_ha.scenario.known_deadlocks import KNOWN_DEADLOCKS, KnownDeadlock
 
 __all__ = ["KNOWN_DEADLOCKS", "Deadlock", "KnownDeadlock", "deadlock_block", "read_deadlock"]
 

@@ -8,11 +8,11 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from pytest_pulsar_ha.checks.result import CheckResult
-from pytest_pulsar_ha.spec.expected_failure import figure_value, resolve
+from pytest_pulsar_ha.scenario.expected_failure import figure_value, resolve
 
 if TYPE_CHECKING:
     from pytest_pulsar_ha.checks.deadlocks import Deadlock
-    from pytest_pulsar_ha.spec.modes import ExpectFailure
+    from pytest_pulsar_ha.scenario.modes import ExpectFailure
 
 DEADLOCK_PROBLEM_PREFIX = "steady state after the faults: "
 """how the conductor reports a cluster the steady-state check found deadlocked after the faults"""

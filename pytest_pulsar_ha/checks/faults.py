@@ -7,8 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pytest_pulsar_ha.history import FAULT_END, FAULT_START, Event
-from pytest_pulsar_ha.spec.faults import fault_label
-from pytest_pulsar_ha.spec.scenario import Scenario
+from pytest_pulsar_ha.scenario.model import Scenario
 
 
 @dataclass(frozen=True)
@@ -22,11 +21,11 @@ class RecordedFault:
 def recorded_faults(events: Sequence[Event], scenario: Scenario) -> dict[int, RecordedFault]:
     """Fault index -> its times, read from the history's ``fault_start``/``fault_end`` events (sorted by time).
 
-    The nemesis writes a fault's label (:func:`fault_label`) as the ``detail`` of both its events; the first start
+    The nemesis writes a fault's label (its ``label``) as the ``detail`` of both its events; the first start
     counts, and the first end after it. Times the nemesis merely planned (or an end it made up for an instant
     fault) play no part: the history and the scenario are all this reads.
     """
-    index_of = {fault_label(index, fault): index for index, fault in enumerate(scenario.faults)}
+    index_of = {fault.label(index): index for index, fault in enumerate(scenario.faults)}
     starts: dict[int, int] = {}
     ends: dict[int, int] = {}
     for event in events:

@@ -20,7 +20,7 @@ the ``detail`` of both). Nothing comes from a component's own account of what it
   (``migrated`` events) and when blue was done (``migration_end``).
 - **duplicates**: receipts of a message (producer, seq) already received on the same subscription; each is
   attributed to the last switch before it (or to none, before any switch) and counted per delivering cluster
-  (the receive's ``cluster``, read from the brokers' storage by :mod:`pytest_pulsar_ha.workload.attribution`).
+  (the receive's ``cluster``, read from the brokers' storage by :mod:`pytest_pulsar_ha.workload.storage_lookup`).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from typing import Any
 
 from pytest_pulsar_ha.checks.registry import CheckContext, checker
 from pytest_pulsar_ha.checks.result import CheckResult
-from pytest_pulsar_ha.spec.expectations import MaxDuplicatesExpectation, NoLossExpectation, OrderingExpectation
+from pytest_pulsar_ha.scenario.expectations import MaxDuplicatesExpectation, NoLossExpectation, OrderingExpectation
 
 
 def _result(kind: str, expected: str, context: CheckContext, run: Any) -> CheckResult:

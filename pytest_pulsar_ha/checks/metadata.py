@@ -20,7 +20,7 @@ from pytest_pulsar_ha.checks.registry import CheckContext, checker
 from pytest_pulsar_ha.checks.result import CheckResult
 from pytest_pulsar_ha.components.metadata_sync.oracle import PULSAR_TIE_RULES, MetadataWrite, TieRule, divergences
 from pytest_pulsar_ha.history import FAULT_END, METADATA_EVENT, METADATA_READ, METADATA_WRITE, Event
-from pytest_pulsar_ha.spec.expectations import ConvergedExpectation, LastWriterWinsExpectation
+from pytest_pulsar_ha.scenario.expectations import ConvergedExpectation, LastWriterWinsExpectation
 
 MAX_SHOWN = 4
 

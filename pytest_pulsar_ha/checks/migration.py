@@ -9,7 +9,7 @@ from pytest_pulsar_ha.checks.registry import CheckContext, checker
 from pytest_pulsar_ha.checks.result import CheckResult
 from pytest_pulsar_ha.checks.timing import window_check
 from pytest_pulsar_ha.history import ACK, RECEIVE
-from pytest_pulsar_ha.spec.expectations import DrainedBeforeRedirectExpectation, ProducersRedirectedExpectation
+from pytest_pulsar_ha.scenario.expectations import DrainedBeforeRedirectExpectation, ProducersRedirectedExpectation
 
 MAX_EXAMPLES = 3
 

@@ -31,13 +31,12 @@ from pytest_pulsar_ha.components.placement_watch import (
     placement_from_detail,
 )
 from pytest_pulsar_ha.history import ACK, PROBE, Event
-from pytest_pulsar_ha.spec.expectations import (
+from pytest_pulsar_ha.scenario.expectations import (
     PlacementExpectation,
     PlacementSpec,
     ReassignedExpectation,
     ReassignedSpec,
 )
-from pytest_pulsar_ha.spec.faults import BROKER_FAULT_KINDS
 
 
 @dataclass(frozen=True)
@@ -239,6 +238,6 @@ def check_placement(expectation: PlacementExpectation, context: CheckContext) ->
     scenario = context.scenario
     spec = expectation.placement
     cluster = scenario.placement_cluster(spec) or ""
-    broker_faults = [i for i, f in enumerate(scenario.faults) if f.kind in BROKER_FAULT_KINDS]
+    broker_faults = [i for i, f in enumerate(scenario.faults) if f.facts.on_brokers]
     first = broker_faults[0] if broker_faults else (0 if scenario.faults else None)
     return judge_placement(spec, cluster, context.events, None if first is None else _window(context, first))

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pytest_pulsar_ha.checks.faults import RecordedFault, recorded_faults
 from pytest_pulsar_ha.checks.result import CheckResult
 from pytest_pulsar_ha.history import Event
-from pytest_pulsar_ha.spec.expectations import EXPECTATION_KINDS
-from pytest_pulsar_ha.spec.scenario import Scenario
+from pytest_pulsar_ha.scenario.expectations import EXPECTATION_KINDS
+from pytest_pulsar_ha.scenario.model import Scenario
 
 if TYPE_CHECKING:
     from spark_checks.load import History
@@ -43,7 +43,8 @@ class CheckContext:
 
     def spark_history(self) -> History | str:
         """The history loaded once for the Spark checks, or why it is not usable (a reason, never a pass)."""
-        from spark_checks.load import HistoryInputError, load_history
+        from spark_checks.load import load_history
+        from spark_checks.reading import HistoryInputError
 
         if self._spark_history is None and self._spark_error is None:
             try:

@@ -11,7 +11,7 @@ from pytest_pulsar_ha.checks.faults import RecordedFault
 from pytest_pulsar_ha.checks.registry import CheckContext, checker
 from pytest_pulsar_ha.checks.result import CheckResult
 from pytest_pulsar_ha.history import ACK, PROBE, SEND, SWITCH, Event
-from pytest_pulsar_ha.spec.expectations import (
+from pytest_pulsar_ha.scenario.expectations import (
     AvailabilityExpectation,
     NoSwitchExpectation,
     SwitchBackExpectation,
@@ -19,7 +19,7 @@ from pytest_pulsar_ha.spec.expectations import (
     SwitchExpectation,
     SwitchSpec,
 )
-from pytest_pulsar_ha.spec.quantities import Duration
+from pytest_pulsar_ha.scenario.quantities import Duration
 
 
 def _first_ack(events: Sequence[Event], cluster: str, after_ns: int) -> Event | None:

@@ -10,8 +10,8 @@ from pytest_pulsar_ha.checks import messages, metadata, migration, placement, ti
 from pytest_pulsar_ha.checks.registry import CHECKERS, CheckContext
 from pytest_pulsar_ha.checks.result import CheckResult
 from pytest_pulsar_ha.history import Event
-from pytest_pulsar_ha.spec.expectations import EXPECTATION_KINDS
-from pytest_pulsar_ha.spec.scenario import Scenario
+from pytest_pulsar_ha.scenario.expectations import EXPECTATION_KINDS
+from pytest_pulsar_ha.scenario.model import Scenario
 
 
 def evaluate(

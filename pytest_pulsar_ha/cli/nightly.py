@@ -20,7 +20,7 @@ from pytest_pulsar_ha.errors import ConfigurationError
 
 
 def _duration(text: str) -> float:
-    from pytest_pulsar_ha.spec.quantities import Duration
+    from pytest_pulsar_ha.scenario.quantities import Duration
 
     try:
         return Duration(text).seconds

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pytest_pulsar_ha.mutants.clients import CLIENT_MUTANTS
 from pytest_pulsar_ha.mutants.providers import PROVIDER_MUTANTS
-from pytest_pulsar_ha.spec.expectations import SwitchBackExpectation, SwitchExpectation
-from pytest_pulsar_ha.spec.providers import AutoProvider, ControlledProvider, JavaClient
-from pytest_pulsar_ha.spec.scenario import Scenario
+from pytest_pulsar_ha.scenario.expectations import SwitchBackExpectation, SwitchExpectation
+from pytest_pulsar_ha.scenario.model import Scenario
+from pytest_pulsar_ha.scenario.providers import AutoProvider, ControlledProvider, JavaClient
 
 MUTANTS: dict[str, str] = {
     **{name: m.models for name, m in PROVIDER_MUTANTS.items()},

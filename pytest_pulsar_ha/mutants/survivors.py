@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pytest_pulsar_ha.checks.result import CheckResult
-from pytest_pulsar_ha.spec.expectations import SwitchBackExpectation, SwitchExpectation
-from pytest_pulsar_ha.spec.scenario import Scenario
+from pytest_pulsar_ha.scenario.expectations import SwitchBackExpectation, SwitchExpectation
+from pytest_pulsar_ha.scenario.model import Scenario
 
 CATCHERS: dict[str, tuple[str, ...]] = {
     "late": ("switch", "switch_back"),

@@ -11,23 +11,9 @@ from typing import Any, Protocol
 from pytest_pulsar_ha.nemesis.broker_faults import broker_fault
 from pytest_pulsar_ha.nemesis.scheduler import ScheduledFault
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.spec.expectations import SwitchBackExpectation, SwitchExpectation
-from pytest_pulsar_ha.spec.faults import BROKER_FAULT_KINDS, fault_label
-from pytest_pulsar_ha.spec.providers import AutoProvider, JavaClient
-from pytest_pulsar_ha.spec.scenario import Scenario
-
-
-def _fault_cluster(fault: Any) -> str | None:
-    if fault.kind == "replication_cut":
-        return str(fault.from_)
-    if fault.kind == "url_provider":
-        return None
-    if fault.kind == "operator_switch":
-        return str(fault.to)
-    if fault.kind == "migrate":
-        return str(fault.from_)
-    cluster = getattr(fault, "cluster", None)
-    return None if cluster is None else str(cluster)
+from pytest_pulsar_ha.scenario.expectations import SwitchBackExpectation, SwitchExpectation
+from pytest_pulsar_ha.scenario.model import Scenario
+from pytest_pulsar_ha.scenario.providers import AutoProvider, JavaClient
 
 
 def _broker_fault(env: PulsarHaEnvironment, scenario: Scenario, fault: Any) -> Any:
@@ -42,7 +28,7 @@ def hit_brokers(env: PulsarHaEnvironment, scenario: Scenario) -> dict[int, tuple
     return {
         index: _broker_fault(env, scenario, fault).brokers
         for index, fault in enumerate(scenario.faults)
-        if fault.kind in BROKER_FAULT_KINDS
+        if fault.facts.on_brokers
     }
 
 
@@ -134,9 +120,6 @@ def fault_context(target: FaultTarget, fault: Any) -> Callable[[], AbstractConte
     return primitive(target, fault)
 
 
-QUIET_END_KINDS = ("kill", "pause", "timeout")
-"""Faults whose end leaves the cluster recovering (a restart, a thawed freeze, hung connections): a pinned end
-of one is quiet (see :mod:`~pytest_pulsar_ha.nemesis.scheduler`)."""
 SETTLE_TIMEOUT_S = 120.0
 
 
@@ -284,7 +267,7 @@ def fault_offsets(fault: Any) -> tuple[float, float]:
     start = float(fault.at.seconds)
     duration = getattr(fault, "for_", None)
     end = start + (duration.seconds if duration is not None else 0.2)
-    if fault.kind in ("operator_switch", "migrate"):
+    if fault.facts.instant:
         end = start + 0.01
     return start, end
 
@@ -296,15 +279,15 @@ def schedule_faults(target: FaultTarget) -> list[ScheduledFault]:
     for index, fault in enumerate(target.scenario.faults):
         start, end = fault_offsets(fault)
         make = fault_context(target, fault)
-        cluster = _fault_cluster(fault)
+        cluster = fault.target
         quiet = settle = None
-        if index in ends and fault.kind in QUIET_END_KINDS and cluster is not None:
+        if index in ends and fault.facts.quiet_end and cluster is not None:
             quiet = target.env.cluster(cluster).clients_cut
             settle = _settle(target, cluster)
         out.append(
             ScheduledFault(
                 index,
-                fault_label(index, fault),
+                fault.label(index),
                 cluster,
                 start,
                 end,

@@ -6,7 +6,7 @@ end, writing ``fault_start`` / ``fault_end`` events. :meth:`Nemesis.stop` leaves
 whatever happened (Chaos Toolkit's rollbacks).
 
 A fault a switch window is measured from is *pinned* when the provider's check grid is known
-(:mod:`~pytest_pulsar_ha.spec.tick_grid`): its start (or end) moves to the next moment half an interval
+(:mod:`~pytest_pulsar_ha.scenario.tick_grid`): its start (or end) moves to the next moment half an interval
 before a check (by less than one interval; a pinned start moves its end with it). A pinned end of a fault that
 leaves the cluster recovering (a restart, a resumed freeze) is a *quiet* end: the cluster's client proxies are
 closed, the fault undone, the cluster settled (its topics loaded again), and the proxies opened at the pinned
@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from pytest_pulsar_ha.history import FAULT_END, FAULT_START, Event, EventLog, now_ns
-from pytest_pulsar_ha.spec.tick_grid import TickGrid
+from pytest_pulsar_ha.scenario.tick_grid import TickGrid
 
 
 @dataclass(frozen=True)

@@ -29,16 +29,16 @@ import pytest
 
 from pytest_pulsar_ha.nightly.records import INTERMITTENT_PROPERTY
 from pytest_pulsar_ha.pytest.mutation import MUTANT_PROPERTY, mutants_of
-from pytest_pulsar_ha.spec.errors import ExpectedScenarioFailure, ScenarioError, ScenarioFailed
-from pytest_pulsar_ha.spec.loader import ScenarioCase, is_scenario_file, load_scenarios
+from pytest_pulsar_ha.scenario.errors import ExpectedScenarioFailure, ScenarioError, ScenarioFailed
+from pytest_pulsar_ha.scenario.loader import ScenarioCase, is_scenario_file, load_scenarios
 
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
 
     from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
     from pytest_pulsar_ha.runtime.environment_pool import EnvironmentPool
+    from pytest_pulsar_ha.scenario.modes import ExpectFailure
     from pytest_pulsar_ha.settings.clusters import ClusterSpec
-    from pytest_pulsar_ha.spec.modes import ExpectFailure
 
 Runner = Callable[["ScenarioItem", ScenarioCase], None]
 

@@ -17,26 +17,19 @@ from typing import TYPE_CHECKING
 import pytest
 
 from pytest_pulsar_ha.errors import ConfigurationError
-from pytest_pulsar_ha.provisioning import DEFAULT_PULSAR_VERSION, default_cache_dir
 from pytest_pulsar_ha.pytest import mutation
+from pytest_pulsar_ha.pytest.failure_reports import attach_failure_logs, write_failure_logs
 from pytest_pulsar_ha.pytest.keys import (
     ENV_KEY,
-    FAILURE_LOGS_KEY,
     MARKED_ENV_KEY,
     POOL_KEY,
     SETTINGS_KEY,
-    SETUP_START_KEY,
 )
+from pytest_pulsar_ha.pytest.options import add_options, option_value, settings_from_config
 from pytest_pulsar_ha.settings import (
-    BACKENDS,
     HaSettings,
-    check_backend,
-    check_heap,
-    check_timeout,
-    check_version,
-    parse_substitutions,
 )
-from pytest_pulsar_ha.settings.clusters import ClusterSpec, parse_brokers, parse_clusters
+from pytest_pulsar_ha.settings.clusters import ClusterSpec
 
 if TYPE_CHECKING:
     from pulsar_ha_providers import UrlProviderService
@@ -46,43 +39,8 @@ if TYPE_CHECKING:
     from pytest_pulsar_ha.runtime.environment_pool import EnvironmentPool
 
 
-_OPTIONS: list[tuple[str, str, str]] = [
-    # (name, default, help)
-    ("clusters", "2", "cluster count (1-5, named cluster-a, cluster-b, ...) or comma list of names"),
-    ("brokers", "1", "brokers per cluster: 1 = one pulsar standalone, 2-8 = ZooKeeper + bookie + N brokers"),
-    ("auth", "none", "authentication of every cluster: none, or token (a secret key of its own per cluster)"),
-    ("backend", "embedded", f"what runs the brokers; one of: {', '.join(BACKENDS)}"),
-    ("pulsar_version", DEFAULT_PULSAR_VERSION, "Pulsar version: its distribution, else assembled from Maven artifacts"),
-    (
-        "pulsar_substitute",
-        "",
-        "group:artifact=version,...: pin an assembled runtime's dependencies (not the release)",
-    ),
-    ("image", "", "Pulsar image of the docker backend (default: the official apachepulsar/pulsar:<pulsar version>)"),
-    ("toxiproxy_image", "", "docker backend: run toxiproxy from this image instead of the binary (no Go needed)"),
-    ("cache_dir", "", "where Pulsar and toxiproxy are cached (default: $PULSAR_HA_CACHE_DIR or ~/.cache)"),
-    ("heap", "512m", "JVM heap of each cluster's broker process (e.g. 512m, 1g)"),
-    ("startup_timeout", "180", "seconds a cluster may take to become ready"),
-    ("clusters_file", "", "backend external: the YAML file naming the clusters (examples/external-clusters.yaml)"),
-    ("evidence_dir", "reports/pulsar-ha", "where scenario histories, timelines and reports are written"),
-    ("spark_master", "", "Spark master URL for the history checks (default: $PULSAR_HA_SPARK_MASTER or local[*])"),
-]
-
-
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("pulsar-ha", "Pulsar multi-cluster HA (pytest-pulsar-ha)")
-    for name, default, help_text in _OPTIONS:
-        flag = "--pulsar-ha-" + name.replace("_", "-")
-        group.addoption(flag, dest=f"pulsar_ha_{name}", default=None, help=f"{help_text} [ini: pulsar_ha_{name}]")
-        parser.addini(f"pulsar_ha_{name}", help_text, default=default)
-    group.addoption(
-        "--pulsar-ha-seed",
-        dest="pulsar_ha_seed",
-        type=int,
-        default=None,
-        help="seed of every random choice of the scenarios (replays a failed run; default: each scenario's own)",
-    )
-    mutation.add_option(group)
+    add_options(parser)
 
 
 def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> pytest.Collector | None:
@@ -92,45 +50,6 @@ def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> pytest.Col
     from pytest_pulsar_ha.pytest.collect import collect_scenario_file
 
     return collect_scenario_file(parent, file_path)
-
-
-def _value(config: pytest.Config, name: str) -> tuple[str, str]:
-    """The effective value of an option and where it came from (for error messages)."""
-    cli = config.getoption(f"pulsar_ha_{name}")
-    if cli is not None:
-        return str(cli), "--pulsar-ha-" + name.replace("_", "-")
-    return str(config.getini(f"pulsar_ha_{name}")), f"ini pulsar_ha_{name}"
-
-
-def settings_from_config(config: pytest.Config) -> HaSettings:
-    """Validate every option (naming the flag or ini key that is wrong) and build the settings."""
-    cache_dir, _ = _value(config, "cache_dir")
-    auth, auth_source = _value(config, "auth")
-    if auth not in ("none", "token"):
-        raise ConfigurationError(f"{auth_source}={auth!r} is not a known authentication; valid values: none, token")
-    specs = parse_clusters(*_value(config, "clusters"))
-    brokers = parse_brokers(*_value(config, "brokers"))
-    clusters = tuple(dataclasses.replace(s, auth=None if auth == "none" else auth, brokers=brokers) for s in specs)
-    backend = check_backend(*_value(config, "backend"))
-    clusters_file: Path | None = None
-    if backend == "external":  # the clusters, their auth and brokers are those of the file
-        from pytest_pulsar_ha.runtime.external.clusters import clusters_from_option
-
-        value, source = _value(config, "clusters_file")
-        base = config.invocation_params.dir if source.startswith("--") else config.rootpath
-        clusters_file, clusters = clusters_from_option(value, source, base)
-    return HaSettings(
-        clusters=clusters,
-        backend=backend,
-        pulsar_version=check_version(*_value(config, "pulsar_version")),
-        pulsar_substitutions=parse_substitutions(*_value(config, "pulsar_substitute")),
-        heap=check_heap(*_value(config, "heap")),
-        startup_timeout=check_timeout(*_value(config, "startup_timeout")),
-        image=_value(config, "image")[0],
-        toxiproxy_image=_value(config, "toxiproxy_image")[0],
-        cache_dir=Path(cache_dir).expanduser() if cache_dir else default_cache_dir(),
-        clusters_file=clusters_file,
-    )
 
 
 class PulsarHaState:
@@ -387,7 +306,7 @@ def pulsar_ha_evidence_dir(pytestconfig: pytest.Config) -> Path:
     Override it in a conftest.py to move everything: each scenario's evidence and the index page (written, at
     the end of the session, in the directory each scenario used).
     """
-    value, _ = _value(pytestconfig, "evidence_dir")
+    value, _ = option_value(pytestconfig, "evidence_dir")
     path = Path(value)
     return path if path.is_absolute() else pytestconfig.rootpath / path
 
@@ -397,54 +316,19 @@ def pulsar_ha_spark(pytestconfig: pytest.Config) -> Iterator[object]:
     """A SparkSession for the history checks, started once (on first use) and stopped at session end."""
     from spark_checks.session import build_spark_session
 
-    master, _ = _value(pytestconfig, "spark_master")
+    master, _ = option_value(pytestconfig, "spark_master")
     spark = build_spark_session(master or None, conf={"spark.driver.memory": "1g", "spark.sql.shuffle.partitions": 4})
     yield spark
     spark.stop()
-
-
-def _environment_dirs(config: pytest.Config) -> list[Path]:
-    """The work directories of this session's environments (each has a ``toxiproxy.log``)."""
-    factory = getattr(config, "_tmp_path_factory", None)  # pytest's own, set by its tmpdir plugin
-    if factory is None:
-        return []
-    base = Path(factory.getbasetemp())
-    return sorted(d for d in base.iterdir() if not d.is_symlink() and (d / "toxiproxy.log").is_file())
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-    """A failed real-cluster test carries what the Pulsar processes logged while it ran (ERROR/WARN lines) and the
-    JVM pauses of 0.1 s or more that ended meanwhile."""
     report = yield
-    if report.when == "setup":
-        item.stash[SETUP_START_KEY] = report.start
-    real = item.get_closest_marker("real_clusters") is not None or hasattr(item, "environment_specs")
-    if report.failed and real and not hasattr(report, "wasxfail"):
-        from pytest_pulsar_ha.runtime.failure_logs import excerpts
-        from pytest_pulsar_ha.runtime.jvm_pauses import pause_lines
-
-        start = item.stash.get(SETUP_START_KEY, report.start)
-        roots = _environment_dirs(item.config)
-        lines = [line for part in excerpts(roots, start, report.stop) for line in part.lines()]
-        lines += pause_lines(roots, start, report.stop)
-        if lines:
-            report.sections.append(("pulsar-ha: what the brokers logged during the test", "\n".join(lines)))
-            item.config.stash.setdefault(FAILURE_LOGS_KEY, []).append((item.nodeid, lines))
+    attach_failure_logs(item, report)
     return report
-
-
-def _write_failure_logs(terminalreporter: pytest.TerminalReporter, limit: int = 12) -> None:
-    failures = terminalreporter.config.stash.get(FAILURE_LOGS_KEY, [])
-    if not failures:
-        return
-    terminalreporter.section("pulsar-ha: broker logs of the failed tests")
-    for nodeid, lines in failures:
-        terminalreporter.write_line(nodeid)
-        for line in lines[:limit]:
-            terminalreporter.write_line(f"  {line}")
 
 
 def _write_side_by_side(terminalreporter: pytest.TerminalReporter, results: list[ScenarioResult]) -> None:
@@ -460,7 +344,7 @@ def _write_side_by_side(terminalreporter: pytest.TerminalReporter, results: list
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """The broker logs of failed tests; after scenarios ran: one line each, and the index page of their evidence."""
-    _write_failure_logs(terminalreporter)
+    write_failure_logs(terminalreporter)
     found = terminalreporter.config.pluginmanager.get_plugin(STATE_NAME)
     results = found.results if isinstance(found, PulsarHaState) else []
     if not results:
@@ -469,7 +353,9 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 
     # the index goes where the evidence went: the pulsar_ha_evidence_dir each scenario used (the fixture, which
     # a conftest may override, is the single source of truth; the option only sets its default)
-    default_root = Path(str(terminalreporter.config.rootpath)) / _value(terminalreporter.config, "evidence_dir")[0]
+    default_root = (
+        Path(str(terminalreporter.config.rootpath)) / option_value(terminalreporter.config, "evidence_dir")[0]
+    )
     by_root: dict[Path, list[object]] = {}
     for result in results:
         by_root.setdefault(getattr(result, "evidence_root", None) or default_root, []).append(result)

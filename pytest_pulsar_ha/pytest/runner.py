@@ -11,7 +11,7 @@ from typing import Any
 from pytest_pulsar_ha.checks.expected_failure import deadlock_differences, mismatches
 from pytest_pulsar_ha.report.result import ScenarioResult
 from pytest_pulsar_ha.run.conductor import execute
-from pytest_pulsar_ha.spec.loader import ScenarioCase
+from pytest_pulsar_ha.scenario.loader import ScenarioCase
 
 __all__ = ["ScenarioResult", "execute", "run_scenario"]
 
@@ -28,7 +28,7 @@ def run_scenario(item: Any, case: ScenarioCase, record: Callable[[ScenarioResult
     """The runner of collected scenario tests (see :mod:`pytest_pulsar_ha.pytest.collect`); each result is
     passed to ``record`` (the plugin's state keeps them for its summary and index page) before a failure is
     raised."""
-    from pytest_pulsar_ha.spec.errors import ExpectedScenarioFailure, ScenarioFailed
+    from pytest_pulsar_ha.scenario.errors import ExpectedScenarioFailure, ScenarioFailed
 
     config = item.config
     seed_option = config.getoption("pulsar_ha_seed", None)
@@ -94,7 +94,7 @@ def _judge_mutant(item: Any, mutant: str, result: ScenarioResult, replay: str) -
     deadlock, which could fail it whatever the mutant did."""
     from pytest_pulsar_ha.mutants.catalogue import MUTANTS
     from pytest_pulsar_ha.pytest.mutation import KILLED_BY_PROPERTY
-    from pytest_pulsar_ha.spec.errors import ScenarioFailed
+    from pytest_pulsar_ha.scenario.errors import ScenarioFailed
 
     if result.problems or result.deadlocks or result.outcome not in ("passed", "failed"):
         raise ScenarioFailed(
@@ -126,7 +126,7 @@ def _judge_deadlocked(item: Any, case: ScenarioCase, result: ScenarioResult, rep
     as a finding. A deadlock found before the faults started is an error of the environment. Always raises."""
     import pytest
 
-    from pytest_pulsar_ha.spec.errors import ScenarioFailed
+    from pytest_pulsar_ha.scenario.errors import ScenarioFailed
 
     dumps = {name.removesuffix(" deadlock"): p for name, p in result.evidence.items() if name.endswith(" deadlock")}
     pulsar = result.facts.get("pulsar", "version unknown")

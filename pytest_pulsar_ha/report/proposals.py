@@ -4,7 +4,7 @@ chooses the cluster; anything else is "other"."""
 
 from __future__ import annotations
 
-from pytest_pulsar_ha.spec.scenario import Scenario
+from pytest_pulsar_ha.scenario.model import Scenario
 
 PROPOSALS = (
     "PIP-121 cluster failover",
@@ -15,15 +15,14 @@ PROPOSALS = (
 )
 """In the order the index page shows them."""
 
-PIP7_KINDS = ("placement", "reassigned")
-
 
 def proposal_of(scenario: Scenario) -> str:
-    if any(f.kind == "migrate" for f in scenario.faults):
+    said = {f.facts.proposal for f in scenario.faults} | {e.facts.proposal for e in scenario.expect}
+    if "PIP-188" in said:
         return PROPOSALS[1]
-    if scenario.topology.metadata_sync is not None or scenario.workload.metadata is not None:
+    if scenario.topology.metadata_sync is not None or scenario.workload.metadata is not None or "PIP-136" in said:
         return PROPOSALS[2]
-    if scenario.workload.anti_affinity_group is not None or any(e.kind in PIP7_KINDS for e in scenario.expect):
+    if scenario.workload.anti_affinity_group is not None or "PIP-7" in said:
         return PROPOSALS[3]
     if scenario.provider.kind != "none":
         return PROPOSALS[0]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from pytest_pulsar_ha.checks.result import CheckResult
-from pytest_pulsar_ha.spec.quantities import Duration
+from pytest_pulsar_ha.scenario.quantities import Duration
 
 WITHIN = re.compile(r"within \[([^,\]]+), ([^\]]+)\]")
 SECONDS = re.compile(r"^(-?\d+(?:\.\d+)?)s$")

@@ -28,9 +28,9 @@ from pytest_pulsar_ha.run.history import store_for
 from pytest_pulsar_ha.run.parts import PARTS, RunPart
 from pytest_pulsar_ha.run.steady import STEADY_STATE_SECONDS, keep_deadlocks, restart_deadlocked, steady_state
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.spec.generate import with_drawn_faults
-from pytest_pulsar_ha.spec.loader import ScenarioCase
-from pytest_pulsar_ha.spec.scenario import Scenario
+from pytest_pulsar_ha.scenario.generate import with_drawn_faults
+from pytest_pulsar_ha.scenario.loader import ScenarioCase
+from pytest_pulsar_ha.scenario.model import Scenario
 
 
 def _refused(scenario: Scenario, env: PulsarHaEnvironment, clusters: list[str]) -> str | None:

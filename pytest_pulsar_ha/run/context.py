@@ -12,11 +12,10 @@ from typing import TYPE_CHECKING, Any
 from pytest_pulsar_ha.history import EventLog
 from pytest_pulsar_ha.report.result import ScenarioResult
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.spec.loader import ScenarioCase
-from pytest_pulsar_ha.spec.scenario import Scenario
+from pytest_pulsar_ha.scenario.loader import ScenarioCase
+from pytest_pulsar_ha.scenario.model import Scenario
 
 if TYPE_CHECKING:
-    from pytest_pulsar_ha.run.parts.namespaces import WorkloadNamespaces
     from pytest_pulsar_ha.run.provider import ProviderSetup
     from pytest_pulsar_ha.workload.driver import Workload, WorkloadPlan
     from pytest_pulsar_ha.workload.java_workload import JavaWorkload
@@ -44,6 +43,19 @@ FACT_ORDER = (
     "drain",
 )
 """The order of a result's facts (a key not listed comes after, in the order it was set)."""
+
+
+@dataclass(frozen=True)
+class WorkloadNamespaces:
+    """Where the workload runs: its namespaces, their tenant, and its anti-affinity group."""
+
+    namespaces: tuple[str, ...]
+    """``tenant/namespace`` of each, in order"""
+    tenant: str
+    group: str | None = None
+    """the anti-affinity group's name in Pulsar (unique to this run)"""
+    label: str | None = None
+    """the group's name in the scenario"""
 
 
 @dataclass

@@ -16,7 +16,7 @@ from pytest_pulsar_ha.history import (
 )
 from pytest_pulsar_ha.run.context import RunContext
 from pytest_pulsar_ha.run.parts.soak import soak_facts, soak_log
-from pytest_pulsar_ha.spec.scenario import Scenario
+from pytest_pulsar_ha.scenario.model import Scenario
 
 
 class JournalHistory:

@@ -13,9 +13,9 @@ from typing import Any
 
 from pytest_pulsar_ha.history import PROBE, SWITCH, SWITCH_FAILED, Event, EventLog
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.spec.providers import AutoProvider, ControlledProvider, CustomProvider, NoProvider
-from pytest_pulsar_ha.spec.scenario import Scenario
-from pytest_pulsar_ha.spec.tick_grid import TickGrid
+from pytest_pulsar_ha.scenario.model import Scenario
+from pytest_pulsar_ha.scenario.providers import AutoProvider, ControlledProvider, CustomProvider, NoProvider
+from pytest_pulsar_ha.scenario.tick_grid import TickGrid
 
 
 def _endpoint(env: PulsarHaEnvironment, name: str) -> Any:
@@ -33,7 +33,7 @@ class ProviderSetup:
     url_to_cluster: dict[str, str] = field(default_factory=dict)
     primary: str = ""
     grid: TickGrid | None = None
-    """when the provider checks its clusters, if known (see :mod:`~pytest_pulsar_ha.spec.tick_grid`)"""
+    """when the provider checks its clusters, if known (see :mod:`~pytest_pulsar_ha.scenario.tick_grid`)"""
     checks_from_client_s: float | None = None
     """a provider run by the client library (the native one, Java's) checks every this often, the first time
     one interval after the client handed itself to it (the runner, or the Java driver, notes when)"""
@@ -117,7 +117,7 @@ def build_custom(
     """The user's provider: their factory called with the clusters as clients reach them; what it reports with
     ``context.switched`` goes into the history as ``switch`` events."""
     from pulsar_ha_providers import EventHub, SwitchEvent
-    from pytest_pulsar_ha.spec.factories import ClusterInfo, ProviderContext, check_returned, resolve_factory
+    from pytest_pulsar_ha.scenario.factories import ClusterInfo, ProviderContext, check_returned, resolve_factory
 
     hub = EventHub()
     current = [spec.primary]

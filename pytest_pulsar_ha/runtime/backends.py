@@ -104,7 +104,7 @@ BACKENDS: dict[str, BackendEntry] = {
     "docker": BackendEntry("docker", _build_docker, _every_fault),
 }
 """The built-in backends, by the name ``--pulsar-ha-backend`` takes (the same names as
-:data:`pytest_pulsar_ha.settings.BACKENDS`)."""
+:data:`pytest_pulsar_ha.settings.BACKEND_NAMES`)."""
 
 
 def build_environment(

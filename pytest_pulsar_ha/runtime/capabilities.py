@@ -7,23 +7,17 @@ pause them, nor configure their brokers, and it cuts connections only where they
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from pytest_pulsar_ha.scenario.facts import ActsOn
+from pytest_pulsar_ha.scenario.faults import FAULT_CLASSES
 
 if TYPE_CHECKING:
     import pytest
 
-    from pytest_pulsar_ha.spec.scenario import Scenario
-
-PROCESS_FAULTS = frozenset({"kill", "pause", "broker_kill", "broker_pause", "domain_outage"})
-"""Faults on the clusters' processes (signals to processes the harness started)."""
-CONNECTION_FAULTS = frozenset({"outage", "latency", "timeout", "bandwidth", "reset"})
-"""Faults on the clients' connections (toxiproxy in front of every client connection of the cluster)."""
-LINK_FAULTS = frozenset({"replication_cut"})
-"""Faults on replication links (the clusters registered in each other through the harness's link proxies)."""
-CONTROL_FAULTS = frozenset({"operator_switch", "url_provider", "migrate"})
-"""Faults the harness applies through its own services or the admin API: possible wherever the admin API is."""
+    from pytest_pulsar_ha.scenario.model import Scenario
 
 
 @dataclass(frozen=True)
@@ -48,30 +42,10 @@ class Capabilities:
     """cluster -> how its client connections go (named in reasons)"""
 
     def _fault_reasons(self, kind: str, cluster: str | None, replication: bool) -> list[str]:
-        where = f"on the {self.backend} backend"
-        if kind in PROCESS_FAULTS and not self.processes:
-            return [f"fault kind {kind} kills or pauses processes, which the harness does not run {where}"]
-        reasons = []
-        if kind in CONNECTION_FAULTS:
-            targets = [cluster] if cluster is not None else list(self.clusters)
-            for name in targets:
-                if name not in self.proxied_clients:
-                    route = self.routes.get(name, "unknown")
-                    reasons.append(
-                        f"fault kind {kind} cuts or slows client connections, but {name}'s clients are not all "
-                        f"behind the harness's proxy {where} (route {route}: lookups hand clients the broker's own "
-                        "address)"
-                    )
-        if (kind in LINK_FAULTS or (kind == "outage" and replication)) and not self.links_proxied:
-            what = (
-                "an outage with replication: true (the default) cuts replication links too"
-                if kind == "outage"
-                else (f"fault kind {kind} cuts a replication link")
-            )
-            reasons.append(
-                f"{what}, and the clusters are not registered in each other through the harness's proxies {where} "
-                "(an outage of clients alone is replication: false)"
-            )
+        facts = FAULT_CLASSES[kind].facts
+        reasons = ANSWERS[facts.acts_on](self, kind, cluster)
+        if facts.cuts_replication and replication and facts.acts_on != "link":
+            reasons += _links(self, kind, cluster, also=True)
         return reasons
 
     def impossible(self, scenario: Scenario) -> list[str]:
@@ -110,7 +84,7 @@ class Capabilities:
         if len(names) > 1 and not self.replicated:
             reasons.append(f"the scenario needs clusters that replicate; the {self.backend} backend's do not")
         for fault in scenario.faults:
-            reasons += self._fault_reasons(fault.kind, _cluster_of(fault), bool(getattr(fault, "replication", True)))
+            reasons += self._fault_reasons(fault.kind, fault.target, bool(getattr(fault, "replication", True)))
         if scenario.generate is not None:
             for kind in scenario.generate.kinds:
                 for name in scenario.generate.clusters or names:
@@ -118,9 +92,52 @@ class Capabilities:
         return list(dict.fromkeys(reasons))
 
 
-def _cluster_of(fault: Any) -> str | None:
-    cluster = getattr(fault, "cluster", None)
-    return None if cluster is None else str(cluster)
+def _processes(caps: Capabilities, kind: str, cluster: str | None) -> list[str]:
+    if caps.processes:
+        return []
+    return [
+        f"fault kind {kind} acts on the cluster's processes, which the harness does not run on the "
+        f"{caps.backend} backend"
+    ]
+
+
+def _connections(caps: Capabilities, kind: str, cluster: str | None) -> list[str]:
+    reasons = []
+    for name in [cluster] if cluster is not None else list(caps.clusters):
+        if name not in caps.proxied_clients:
+            reasons.append(
+                f"fault kind {kind} cuts or slows client connections, but {name}'s clients are not all behind the "
+                f"harness's proxy on the {caps.backend} backend (route {caps.routes.get(name, 'unknown')}: lookups "
+                "hand clients the broker's own address)"
+            )
+    return reasons
+
+
+def _links(caps: Capabilities, kind: str, cluster: str | None, *, also: bool = False) -> list[str]:
+    if caps.links_proxied:
+        return []
+    what = (
+        f"fault kind {kind} with replication: true (the default) cuts replication links too"
+        if also
+        else f"fault kind {kind} cuts a replication link"
+    )
+    return [
+        f"{what}, and the clusters are not registered in each other through the harness's proxies on the "
+        f"{caps.backend} backend" + (f" (a {kind} of clients alone is replication: false)" if also else "")
+    ]
+
+
+def _harness(caps: Capabilities, kind: str, cluster: str | None) -> list[str]:
+    return []  # the harness's own services and the admin API are there on every backend
+
+
+ANSWERS: dict[ActsOn, Callable[[Capabilities, str, str | None], list[str]]] = {
+    "processes": _processes,
+    "connections": _connections,
+    "link": _links,
+    "harness": _harness,
+}
+"""What a fault acts on -> why a backend cannot apply it (empty: it can)."""
 
 
 def skip_impossible(items: Iterable[pytest.Item], capabilities: Capabilities | None) -> None:

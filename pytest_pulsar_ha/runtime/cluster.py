@@ -9,7 +9,7 @@ from typing import Any
 from pytest_pulsar_ha.admin.failover import FailoverAdminClient
 from pytest_pulsar_ha.network.layout import BrokerRoute, ProxyLayout
 from pytest_pulsar_ha.network.proxies import ProxyNetwork
-from pytest_pulsar_ha.runtime.backend import BrokerControl, ClusterNode, ProcessControl
+from pytest_pulsar_ha.runtime.backend_protocol import BrokerControl, ClusterNode, ProcessControl
 
 
 class CrashAndFreeze:

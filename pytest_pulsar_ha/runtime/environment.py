@@ -17,7 +17,7 @@ from pytest_pulsar_ha.network.proxies import ProxyNetwork
 from pytest_pulsar_ha.network.toxiproxy import ToxiproxyServer
 from pytest_pulsar_ha.process.pid_registry import PidRegistry
 from pytest_pulsar_ha.process.ports import free_ports
-from pytest_pulsar_ha.runtime.backend import Backend
+from pytest_pulsar_ha.runtime.backend_protocol import Backend
 from pytest_pulsar_ha.runtime.cluster import Cluster
 from pytest_pulsar_ha.settings.clusters import ClusterSpec, ordered_pairs
 

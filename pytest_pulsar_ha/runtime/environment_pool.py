@@ -19,7 +19,7 @@ from pytest_pulsar_ha.settings.clusters import ClusterSpec
 
 if TYPE_CHECKING:
     from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
-    from pytest_pulsar_ha.spec.topology import Topology
+    from pytest_pulsar_ha.scenario.topology import Topology
 
 TopologyKey = tuple[tuple[str, int, tuple[tuple[str, str], ...], str, str], ...]
 T = TypeVar("T")

@@ -1,5 +1,128 @@
-"""Compatibility: the scenario format moved to :mod:`pytest_pulsar_ha.spec` (the same names). pytest collection
-lives in :mod:`pytest_pulsar_ha.pytest.collect`."""
+"""The scenario format: the typed model of one entry of a ``*.pulsar-ha.yaml`` file, its loader, its JSON Schema.
 
-from pytest_pulsar_ha.spec import *  # noqa: F403 (every public name of the format, as before the move)
-from pytest_pulsar_ha.spec import __all__ as __all__
+The format is described in ``docs/reference/scenario-format.md``. The model's parts are typed in their own
+modules (topology, providers, workload, faults, expectations, modes, generate; each fault and expectation kind with
+its facts), its cross-field rules listed in
+:mod:`pytest_pulsar_ha.scenario.rules`. This layer imports nothing of the runtime, the checks or pytest.
+"""
+
+from pytest_pulsar_ha.scenario.errors import Problem, ScenarioError, ScenarioFailed
+from pytest_pulsar_ha.scenario.expectations import (
+    EXPECTATION_CLASSES,
+    EXPECTATION_KINDS,
+    AvailabilityExpectation,
+    AvailabilitySpec,
+    ConvergedExpectation,
+    DrainedBeforeRedirectExpectation,
+    Expectation,
+    LastWriterWinsExpectation,
+    MaxDuplicatesExpectation,
+    NoLossExpectation,
+    NoSwitchExpectation,
+    OrderingExpectation,
+    OrderingSpec,
+    PlacementExpectation,
+    ProducersRedirectedExpectation,
+    ReassignedExpectation,
+    SwitchBackExpectation,
+    SwitchBackSpec,
+    SwitchExpectation,
+    SwitchSpec,
+)
+from pytest_pulsar_ha.scenario.facts import ExpectationFacts, FaultFacts
+from pytest_pulsar_ha.scenario.faults import (
+    FAULT_CLASSES,
+    FAULT_KINDS,
+    BandwidthFault,
+    BrokerKillFault,
+    BrokerPauseFault,
+    DomainOutageFault,
+    Fault,
+    KillFault,
+    LatencyFault,
+    MigrateFault,
+    OperatorSwitchFault,
+    OutageFault,
+    PauseFault,
+    ReplicationCutFault,
+    ResetFault,
+    TimeoutFault,
+    UrlProviderFault,
+)
+from pytest_pulsar_ha.scenario.loader import (
+    FILE_SUFFIX,
+    ScenarioCase,
+    is_scenario_file,
+    load_scenarios,
+    parse_scenarios,
+    stable_seed,
+)
+from pytest_pulsar_ha.scenario.model import Scenario
+from pytest_pulsar_ha.scenario.providers import AutoProvider, ControlledProvider, NativeProvider, NoProvider, Provider
+from pytest_pulsar_ha.scenario.quantities import Bandwidth, Duration, Rate, Size
+from pytest_pulsar_ha.scenario.topology import Topology
+from pytest_pulsar_ha.scenario.workload import Topic, Workload
+
+__all__ = [
+    "EXPECTATION_CLASSES",
+    "EXPECTATION_KINDS",
+    "FAULT_CLASSES",
+    "FAULT_KINDS",
+    "FILE_SUFFIX",
+    "AutoProvider",
+    "AvailabilityExpectation",
+    "AvailabilitySpec",
+    "Bandwidth",
+    "BandwidthFault",
+    "BrokerKillFault",
+    "BrokerPauseFault",
+    "ControlledProvider",
+    "ConvergedExpectation",
+    "DomainOutageFault",
+    "DrainedBeforeRedirectExpectation",
+    "Duration",
+    "Expectation",
+    "ExpectationFacts",
+    "Fault",
+    "FaultFacts",
+    "KillFault",
+    "LastWriterWinsExpectation",
+    "LatencyFault",
+    "MaxDuplicatesExpectation",
+    "MigrateFault",
+    "NativeProvider",
+    "NoLossExpectation",
+    "NoProvider",
+    "NoSwitchExpectation",
+    "OperatorSwitchFault",
+    "OrderingExpectation",
+    "OrderingSpec",
+    "OutageFault",
+    "PauseFault",
+    "PlacementExpectation",
+    "Problem",
+    "ProducersRedirectedExpectation",
+    "Provider",
+    "Rate",
+    "ReassignedExpectation",
+    "ReplicationCutFault",
+    "ResetFault",
+    "Scenario",
+    "ScenarioCase",
+    "ScenarioError",
+    "ScenarioFailed",
+    "Size",
+    "SwitchBackExpectation",
+    "SwitchBackSpec",
+    "SwitchExpectation",
+    "SwitchSpec",
+    "TimeoutFault",
+    "Topic",
+    "Topology",
+    "UrlProviderFault",
+    "Workload",
+    "is_scenario_file",
+    "load_scenarios",
+    "parse_scenarios",
+    "stable_seed",
+]

@@ -13,8 +13,8 @@ from pytest_pulsar_ha.provisioning import DEFAULT_PULSAR_VERSION, default_cache_
 from pytest_pulsar_ha.provisioning.pulsar_distribution import describe_runtime
 from pytest_pulsar_ha.settings.clusters import ClusterSpec, default_names
 
-BACKENDS = ("embedded", "external", "docker")
-"""The built-in backends' names (:data:`pytest_pulsar_ha.runtime.backends.BACKENDS` holds how each is built)."""
+BACKEND_NAMES = ("embedded", "external", "docker")
+"""The built-in backends' names (:data:`pytest_pulsar_ha.runtime.backends.BACKEND_NAMES` holds how each is built)."""
 _MEMORY = re.compile(r"^\d+[mMgG]$")
 _VERSION = re.compile(r"^\d+\.\d+\.\d+$")
 
@@ -27,8 +27,8 @@ def print_progress(message: str) -> None:
 
 
 def check_backend(value: str, source: str = "backend") -> str:
-    if value not in BACKENDS:
-        raise ConfigurationError(f"{source}={value!r} is not a known backend; valid values: {', '.join(BACKENDS)}")
+    if value not in BACKEND_NAMES:
+        raise ConfigurationError(f"{source}={value!r} is not a known backend; valid values: {', '.join(BACKEND_NAMES)}")
     return value
 
 

@@ -1,64 +1,65 @@
-"""Which cluster acknowledged a send, and which delivered a message: read from the brokers' own storage, not
-from any client's self-report.
-
-A send acknowledged with message id (ledger, entry) was stored at that position by the cluster that
-acknowledged it. The admin API returns the entry at a position with its metadata; the copy that geo-replication
-wrote on another cluster carries ``X-Pulsar-replicated-from``. So the acknowledging cluster is the one whose
-entry at that position holds the same payload and was not replicated from elsewhere.
-
-A received message's id is the position in the storage of the cluster that delivered it (the original or a
-replicated copy). So the delivering cluster is the one whose entry at that position holds the same payload;
-when two clusters hold it at the same position, the delivering cluster is unknown (None), never a guess. Pulsar
-numbers ledgers per cluster from the same start, so that happened often; the embedded backend's standalones
-number theirs apart (:mod:`pytest_pulsar_ha.runtime.nodes.ledger_ids`), so a position is on one cluster only.
-"""
+"""Filling in the clusters of a run's acks and receives, for any workload (the Python driver's and the Java
+driver's write the same events): each ack gets the cluster that stored its message as an original publish, each
+receive the cluster that delivered it (:mod:`pytest_pulsar_ha.workload.storage_lookup`), read from the brokers'
+storage a few requests at a time."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
-from typing import Protocol
+from concurrent.futures import ThreadPoolExecutor
+
+from pytest_pulsar_ha.admin.client import AdminClient
+from pytest_pulsar_ha.history import ACK, RECEIVE, Event, EventLog
+from pytest_pulsar_ha.runtime.nodes.ledger_ids import seeded_owner
+from pytest_pulsar_ha.workload.storage_lookup import acknowledging_cluster, delivering_cluster
+
+ATTRIBUTION_THREADS = 8
 
 
-class EntryReader(Protocol):
-    """What the attribution needs of an admin client (:class:`~pytest_pulsar_ha.admin.client.AdminClient` has it)."""
+class CachedEntries:
+    """``get_raw`` of an admin client, each path asked once (entries at a position never change)."""
 
-    def get_raw(self, path: str) -> tuple[int, dict[str, str], bytes]: ...
+    def __init__(self, admin: AdminClient) -> None:
+        self.admin = admin
+        self._answers: dict[str, tuple[int, dict[str, str], bytes]] = {}
 
-
-REPLICATED_FROM = "x-pulsar-replicated-from"
-
-
-def topic_path(topic: str) -> str:
-    """``persistent://t/ns/name`` -> ``persistent/t/ns/name`` (the admin REST form)."""
-    domain, _, rest = topic.partition("://")
-    if not rest or rest.count("/") != 2:
-        raise ValueError(f"{topic!r} is not a fully qualified topic name (persistent://tenant/namespace/topic)")
-    return f"{domain}/{rest}"
+    def get_raw(self, path: str) -> tuple[int, dict[str, str], bytes]:
+        answer = self._answers.get(path)
+        if answer is None:
+            answer = self._answers[path] = self.admin.get_raw(path)
+        return answer
 
 
-def acknowledging_cluster(
-    admins: Mapping[str, EntryReader], topic: str, ledger_id: int, entry_id: int, payload: bytes
-) -> str | None:
-    """The name of the cluster that stored ``payload`` at (ledger, entry) as an original publish, or None."""
-    path = f"{topic_path(topic)}/ledger/{ledger_id}/entry/{entry_id}"
-    for name, admin in admins.items():
-        status, headers, body = admin.get_raw(path)
-        if status != 200 or body != payload:
-            continue
-        if REPLICATED_FROM in {key.lower() for key in headers}:
-            continue
-        return name
-    return None
+def attribute_log(log: EventLog, admins: dict[str, AdminClient], seeded: Mapping[int, str] | None = None) -> None:
+    """Replace every ack and receive of ``log`` by the same event with its ``cluster``.
 
+    ``seeded`` maps the high 32 bits of a ledger id to the cluster whose ledger ids were seeded with them
+    (:mod:`pytest_pulsar_ha.runtime.nodes.ledger_ids`): a position in such a ledger is in that cluster's storage
+    and nowhere else, so the cluster that acknowledged (stored) or delivered it is that one, without a read. Any
+    other position is read from storage (:mod:`pytest_pulsar_ha.workload.storage_lookup`); the payload is rebuilt
+    from the message (``producer#seq#`` padded with dots to its ``payload_size``)."""
+    events = [e for e in log.snapshot() if e.type in (ACK, RECEIVE)]
+    cached = {name: CachedEntries(admin) for name, admin in admins.items()}  # an ack and its receipts share
+    owners = dict(seeded or {})
 
-def delivering_cluster(
-    admins: Mapping[str, EntryReader], topic: str, ledger_id: int, entry_id: int, payload: bytes
-) -> str | None:
-    """The name of the only cluster whose entry at (ledger, entry) holds ``payload``; None when none or several."""
-    path = f"{topic_path(topic)}/ledger/{ledger_id}/entry/{entry_id}"
-    holders = []
-    for name, admin in admins.items():
-        status, _, body = admin.get_raw(path)
-        if status == 200 and body == payload:
-            holders.append(name)
-    return holders[0] if len(holders) == 1 else None
+    def attribute(event: Event) -> tuple[Event, str | None]:
+        ledger, entry, partition = (int(x) for x in (event.message_id or "0:0:-1").split(":"))
+        owner = seeded_owner(owners, ledger)
+        if owner is not None:
+            return event, owner
+        topic = event.topic or ""
+        if partition >= 0 and not topic.endswith(f"-partition-{partition}"):
+            topic = f"{topic}-partition-{partition}"
+        size = json.loads(event.detail or "{}").get("payload_size", 0)
+        body = f"{event.producer}#{event.seq}#".encode()
+        payload = body + b"." * max(0, size - len(body))
+        find = acknowledging_cluster if event.type == ACK else delivering_cluster
+        return event, find(cached, topic, ledger, entry, payload)
+
+    with ThreadPoolExecutor(max_workers=ATTRIBUTION_THREADS) as pool:
+        found = list(pool.map(attribute, events))
+    log.replace_all(
+        (event, Event(**{**event.to_dict(), "cluster": cluster}))  # type: ignore[arg-type]
+        for event, cluster in found
+    )

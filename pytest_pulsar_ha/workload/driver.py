@@ -2,7 +2,7 @@
 
 Producers send at a fixed rate with per-producer sequence numbers (and keys when asked); consumers receive and
 acknowledge. Every operation becomes a history event; the cluster that acknowledged a send is filled in
-afterwards from the brokers' storage (:mod:`pytest_pulsar_ha.workload.attribution`), never from the client.
+afterwards from the brokers' storage (:mod:`pytest_pulsar_ha.workload.storage_lookup`), never from the client.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 from pytest_pulsar_ha.admin.client import AdminClient
 from pytest_pulsar_ha.history import ACK, RECEIVE, SEND, SEND_ERROR, Event, EventLog, now_ns
 from pytest_pulsar_ha.runtime.nodes.ledger_ids import seeded_owner
-from pytest_pulsar_ha.workload.attributing import attribute_log
+from pytest_pulsar_ha.workload.attribution import attribute_log
 from pytest_pulsar_ha.workload.client_setup import create_with_retries
 from pytest_pulsar_ha.workload.closing import close_within
 from pytest_pulsar_ha.workload.drain_tracker import DrainTracker
@@ -344,7 +344,7 @@ class Workload:
 
     def attribute_acks(self, admins: dict[str, AdminClient], seeded: Mapping[int, str] | None = None) -> None:
         """Fill in, for every ack, the cluster that stored the message as an original publish, and for every
-        receive the cluster that delivered it (:mod:`pytest_pulsar_ha.workload.attribution`): from a ledger id
+        receive the cluster that delivered it (:mod:`pytest_pulsar_ha.workload.storage_lookup`): from a ledger id
         a cluster was seeded with (``seeded``), else read from the brokers' storage, a few requests at a time
-        (:func:`~pytest_pulsar_ha.workload.attributing.attribute_log`)."""
+        (:func:`~pytest_pulsar_ha.workload.attribution.attribute_log`)."""
         attribute_log(self.log, admins, seeded)

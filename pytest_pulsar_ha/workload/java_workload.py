@@ -27,7 +27,7 @@ from pytest_pulsar_ha.admin.client import AdminClient
 from pytest_pulsar_ha.history import ACK, RECEIVE, SEND_ERROR, Event, EventLog
 from pytest_pulsar_ha.history.events import EVENT_COLUMNS
 from pytest_pulsar_ha.process.pid_registry import RUN_ID_ENV, PidRegistry
-from pytest_pulsar_ha.workload.attributing import attribute_log
+from pytest_pulsar_ha.workload.attribution import attribute_log
 
 START_TIMEOUT_S = 150.0
 """How long the driver may take to start the JVM and create every producer and consumer (its own set-up retries
@@ -253,5 +253,5 @@ class JavaWorkload:
 
     def attribute_acks(self, admins: dict[str, AdminClient], seeded: Mapping[int, str] | None = None) -> None:
         """The acknowledging cluster of every ack and the delivering cluster of every receive, as for the Python
-        workload (:func:`~pytest_pulsar_ha.workload.attributing.attribute_log`)."""
+        workload (:func:`~pytest_pulsar_ha.workload.attribution.attribute_log`)."""
         attribute_log(self.log, admins, seeded)

@@ -3,7 +3,7 @@ and benchmarks that hold a client themselves (e.g. a failover provider's): a ste
 consumer, recorded in a history like a scenario's, with questions asked of that history.
 
 Which cluster acknowledged a send is read from the brokers' storage by :meth:`SteadyWorkload.attribute` (the same
-attribution as the scenarios', :mod:`pytest_pulsar_ha.workload.attribution`).
+attribution as the scenarios', :mod:`pytest_pulsar_ha.workload.storage_lookup`).
 """
 
 from __future__ import annotations

@@ -15,9 +15,9 @@ from pytest_pulsar_ha.checks import CheckResult, evaluate
 from pytest_pulsar_ha.history import ACK, FAULT_END, FAULT_START, PROBE, SEND, Event
 from pytest_pulsar_ha.history import SWITCH as SWITCHED
 from pytest_pulsar_ha.run.provider import ProviderSetup
-from pytest_pulsar_ha.spec.loader import parse_scenarios
-from pytest_pulsar_ha.spec.providers import NoProvider
-from pytest_pulsar_ha.spec.scenario import Scenario
+from pytest_pulsar_ha.scenario.loader import parse_scenarios
+from pytest_pulsar_ha.scenario.model import Scenario
+from pytest_pulsar_ha.scenario.providers import NoProvider
 
 S = 1_000_000_000
 T0 = 1_700_000_000 * S
@@ -213,7 +213,7 @@ def test_an_unusable_history_fails_the_spark_expectations_with_the_reason(
     # the real one (else the stand-in leaks into every later test)
     import spark_checks.checks
     import spark_checks.load
-    from spark_checks.load import HistoryInputError
+    from spark_checks.reading import HistoryInputError
 
     def refuse(spark: object, source: object, **kwargs: object) -> None:
         raise HistoryInputError(f"{source}: holds no events")
@@ -250,7 +250,7 @@ def test_a_switch_the_client_refused_is_in_the_history() -> None:
 
 def test_every_expectation_kind_of_the_model_has_exactly_its_checker() -> None:
     from pytest_pulsar_ha.checks import CHECKERS
-    from pytest_pulsar_ha.spec.expectations import EXPECTATION_KINDS
+    from pytest_pulsar_ha.scenario.expectations import EXPECTATION_KINDS
 
     assert sorted(CHECKERS) == sorted(EXPECTATION_KINDS)
 
@@ -271,6 +271,6 @@ def test_a_second_checker_for_one_kind_is_refused() -> None:
 
 def test_every_fault_kind_of_the_model_has_its_primitive() -> None:
     from pytest_pulsar_ha.nemesis.kinds import PRIMITIVES
-    from pytest_pulsar_ha.spec.faults import FAULT_KINDS
+    from pytest_pulsar_ha.scenario.faults import FAULT_KINDS
 
     assert list(PRIMITIVES) == list(FAULT_KINDS)

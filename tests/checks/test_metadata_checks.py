@@ -11,9 +11,9 @@ import pytest
 
 from pytest_pulsar_ha.checks import CheckResult, evaluate
 from pytest_pulsar_ha.history import FAULT_END, METADATA_EVENT, METADATA_READ, METADATA_WRITE, Event
-from pytest_pulsar_ha.spec.errors import ScenarioError
-from pytest_pulsar_ha.spec.loader import parse_scenarios
-from pytest_pulsar_ha.spec.scenario import Scenario
+from pytest_pulsar_ha.scenario.errors import ScenarioError
+from pytest_pulsar_ha.scenario.loader import parse_scenarios
+from pytest_pulsar_ha.scenario.model import Scenario
 
 S = 1_000_000_000
 T0 = 1_700_000_000 * S

@@ -21,8 +21,8 @@ from pytest_pulsar_ha.history import (
     SEND,
     Event,
 )
-from pytest_pulsar_ha.spec.loader import parse_scenarios
-from pytest_pulsar_ha.spec.scenario import Scenario
+from pytest_pulsar_ha.scenario.loader import parse_scenarios
+from pytest_pulsar_ha.scenario.model import Scenario
 
 S = 1_000_000_000
 T0 = 1_700_000_000 * S

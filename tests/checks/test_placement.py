@@ -14,8 +14,8 @@ from pytest_pulsar_ha.checks.placement import (
 from pytest_pulsar_ha.components.failure_domains import BundlePlacement, GroupPlacement
 from pytest_pulsar_ha.components.placement_watch import WATCH_PROCESS, placement_detail, placement_from_detail
 from pytest_pulsar_ha.history import ACK, PROBE, Event
-from pytest_pulsar_ha.spec.expectations import PlacementSpec, ReassignedSpec
-from pytest_pulsar_ha.spec.quantities import Duration
+from pytest_pulsar_ha.scenario.expectations import PlacementSpec, ReassignedSpec
+from pytest_pulsar_ha.scenario.quantities import Duration
 
 S = 1_000_000_000
 T0 = 1_700_000_000 * S

@@ -13,7 +13,7 @@ from typing import Any
 from pytest_pulsar_ha.checks import evaluate
 from pytest_pulsar_ha.checks.figures import run_figures
 from pytest_pulsar_ha.history import read_events_jsonl
-from pytest_pulsar_ha.spec.loader import load_scenarios
+from pytest_pulsar_ha.scenario.loader import load_scenarios
 
 ROOT = Path(__file__).resolve().parents[2]
 HISTORY = ROOT / "tests" / "data" / "primary-outage-paused-primary.history.jsonl"

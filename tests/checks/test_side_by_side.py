@@ -7,7 +7,7 @@ import json
 from pytest_pulsar_ha.checks.figures import run_figures
 from pytest_pulsar_ha.checks.side_by_side import client_label, family_tables, side_by_side, text_table
 from pytest_pulsar_ha.history import ACK, FAULT_END, FAULT_START, RECEIVE, SEND, SEND_ERROR, SWITCH, Event
-from pytest_pulsar_ha.spec.providers import AutoProvider, NativeProvider
+from pytest_pulsar_ha.scenario.providers import AutoProvider, NativeProvider
 
 T0 = 1_700_000_000 * 1_000_000_000
 S = 1_000_000_000

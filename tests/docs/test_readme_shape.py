@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from pytest_pulsar_ha.spec.loader import parse_scenarios
+from pytest_pulsar_ha.scenario.loader import parse_scenarios
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"

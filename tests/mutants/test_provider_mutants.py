@@ -14,13 +14,13 @@ from pulsar_ha_providers.auto_failover import AutoClusterFailover
 from pulsar_ha_providers.endpoints import ClusterEndpoint
 from pulsar_ha_providers.events import SwitchEvent
 from pulsar_ha_providers.probes import Probe
-from pytest_pulsar_ha.checks.windows import RECONNECT_BUDGET_S, check_interval, on_time_switch
+from pytest_pulsar_ha.checks.windows import check_interval, on_time_switch, reconnect_budget
 from pytest_pulsar_ha.mutants.providers import PROVIDER_MUTANTS, DelayedPolicy
-from pytest_pulsar_ha.spec.expectations import SwitchBackExpectation, SwitchExpectation
-from pytest_pulsar_ha.spec.loader import ScenarioCase
-from pytest_pulsar_ha.spec.providers import AutoProvider, JavaClient
-from pytest_pulsar_ha.spec.scenario import Scenario
-from pytest_pulsar_ha.spec.tick_grid import TickGrid
+from pytest_pulsar_ha.scenario.expectations import SwitchBackExpectation, SwitchExpectation
+from pytest_pulsar_ha.scenario.loader import ScenarioCase
+from pytest_pulsar_ha.scenario.model import Scenario
+from pytest_pulsar_ha.scenario.providers import AutoProvider, JavaClient
+from pytest_pulsar_ha.scenario.tick_grid import TickGrid
 from tests.scenario.simulated_windows import shipped_windows, timeline
 
 REFUSED_AT_ONCE = ("outage", "kill")
@@ -99,7 +99,7 @@ def killed(case: ScenarioCase, index: int, mutant: str | None) -> bool:
     lo, hi = (bound.seconds for bound in spec.within)
     if at is None:
         return True  # no switch to the window's cluster: no ack there in the window
-    earliest, latest = at - ref, at - ref + RECONNECT_BUDGET_S
+    earliest, latest = at - ref, at - ref + reconnect_budget(case.scenario, expectation)
     return latest < lo or earliest > hi
 
 
@@ -143,7 +143,7 @@ def test_a_delayed_decision_starts_over_when_the_decision_goes_away() -> None:
 def test_a_survivor_is_explained_by_the_window_that_let_it_through(tmp_path: Any) -> None:
     from pytest_pulsar_ha.checks.result import CheckResult
     from pytest_pulsar_ha.mutants.survivors import explain_survivor
-    from pytest_pulsar_ha.spec.loader import load_scenarios
+    from pytest_pulsar_ha.scenario.loader import load_scenarios
 
     path = tmp_path / "loose.pulsar-ha.yaml"
     path.write_text(

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from pulsar_ha_providers.periodic import PeriodicProvider
 from pytest_pulsar_ha.nemesis.scheduler import Nemesis, ScheduledFault
-from pytest_pulsar_ha.spec.tick_grid import TickGrid
+from pytest_pulsar_ha.scenario.tick_grid import TickGrid
 
 moments = st.floats(min_value=0, max_value=1e6, allow_nan=False)
 origins = st.floats(min_value=-1e5, max_value=1e5, allow_nan=False)

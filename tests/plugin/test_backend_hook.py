@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_pulsar_ha.runtime.backends import BACKENDS
-from pytest_pulsar_ha.settings import BACKENDS as BACKEND_NAMES
+from pytest_pulsar_ha.settings import BACKEND_NAMES
 
 CONFTEST = """
 from pytest_pulsar_ha.runtime.backends import BackendEntry

@@ -20,7 +20,7 @@ from pytest_pulsar_ha.report.findings import (
     render,
     tally,
 )
-from pytest_pulsar_ha.spec.loader import load_scenarios
+from pytest_pulsar_ha.scenario.loader import load_scenarios
 
 ROOT = Path(__file__).resolve().parents[2]
 

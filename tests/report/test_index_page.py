@@ -13,7 +13,7 @@ from pytest_pulsar_ha.report.index import write_index
 from pytest_pulsar_ha.report.proposals import proposal_of
 from pytest_pulsar_ha.report.result import ScenarioResult
 from pytest_pulsar_ha.report.window_bar import bar_svg, window_of
-from pytest_pulsar_ha.spec.loader import load_scenarios
+from pytest_pulsar_ha.scenario.loader import load_scenarios
 
 ROOT = Path(__file__).resolve().parents[2]
 SWITCH = "first ack by cluster-b within [2200ms, 2700ms] of fault #0 start"

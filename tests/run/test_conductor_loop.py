@@ -82,9 +82,9 @@ def test_the_table_keeps_the_run_order() -> None:
         "Namespaces",
         "GroupPlacement",
         "Migrations",
-        "Provider",
+        "ProviderPart",
         "Mutation",  # after the provider it may change, before the client takes it
-        "PythonClient",
+        "PythonClientPart",
         "JavaDriver",
         "Metadata",
         "WorkloadPart",

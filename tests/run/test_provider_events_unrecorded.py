@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pulsar_ha_providers import EventHub, SwitchEvent
 from pytest_pulsar_ha.history import EventLog
-from pytest_pulsar_ha.run.parts.clients import Provider
+from pytest_pulsar_ha.run.parts.clients import ProviderPart
 from pytest_pulsar_ha.run.provider import ProviderSetup, record_provider_events
 
 
@@ -32,7 +32,7 @@ def test_an_event_that_cannot_be_written_is_reported_with_what_it_was() -> None:
 
 
 def test_the_provider_part_turns_them_into_problems_of_the_run() -> None:
-    part, ctx = Provider(), Problems()
+    part, ctx = ProviderPart(), Problems()
     part.unrecorded.append("SwitchEvent at 10.5: OSError: disk full")
     part.close(ctx)  # type: ignore[arg-type]
     assert ctx.seen == [

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from pytest_pulsar_ha.runtime.environment_pool import EnvironmentPool, order_by_key, scenario_specs, topology_key
+from pytest_pulsar_ha.scenario.topology import Topology
 from pytest_pulsar_ha.settings.clusters import ClusterSpec
-from pytest_pulsar_ha.spec.topology import Topology
 
 SESSION = (ClusterSpec("cluster-a"), ClusterSpec("cluster-b"), ClusterSpec("cluster-c"))
 

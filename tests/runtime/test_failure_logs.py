@@ -66,6 +66,29 @@ def test_excerpts_walks_every_process_log_under_the_roots(tmp_path: Path) -> Non
     assert labels == ["pulsar-ha0/cluster-a/logs/stdout.log", "pulsar-ha0/cluster-b/broker-1/logs/stdout.log"]
 
 
+def test_the_client_log_is_read_in_local_time_beside_the_brokers_logs(tmp_path: Path) -> None:
+    now = time.time()
+    env = tmp_path / "pulsar-ha0"
+
+    def client_line(seconds: float, level: str, message: str) -> str:
+        stamp = datetime.fromtimestamp(seconds).strftime("%Y-%m-%d %H:%M:%S.123")
+        return f"{stamp} {level:<5} [140366443873984] ProducerImpl:885 | {message}"
+
+    _write(env / "cluster-a" / "logs" / "stdout.log", [_line(now, "WARN", "a slow")])
+    _write(
+        env / "clients.log",
+        [
+            client_line(now - 3600, "ERROR", "long ago"),
+            client_line(now, "INFO", "Created producer"),
+            client_line(now, "WARN", "Received error for producer: ServiceNotReady"),
+        ],
+    )
+    found = excerpts([env], now - 5, now + 5)
+    assert [e.path for e in found] == ["pulsar-ha0/cluster-a/logs/stdout.log", "pulsar-ha0/clients.log"]
+    assert found[1].last == ("WARN ProducerImpl:885 | Received error for producer: ServiceNotReady",)
+    assert (found[1].errors, found[1].warnings) == (0, 1)
+
+
 FAILING_REAL_TEST = """
 import time
 from datetime import UTC, datetime

@@ -11,10 +11,10 @@ import pytest
 
 from pytest_pulsar_ha.checks.windows import window_reference
 from pytest_pulsar_ha.nemesis.kinds import fault_offsets
-from pytest_pulsar_ha.spec.expectations import SwitchBackExpectation, SwitchExpectation
-from pytest_pulsar_ha.spec.loader import ScenarioCase, load_scenarios
-from pytest_pulsar_ha.spec.scenario import Scenario
-from pytest_pulsar_ha.spec.tick_grid import TickGrid
+from pytest_pulsar_ha.scenario.expectations import SwitchBackExpectation, SwitchExpectation
+from pytest_pulsar_ha.scenario.loader import ScenarioCase, load_scenarios
+from pytest_pulsar_ha.scenario.model import Scenario
+from pytest_pulsar_ha.scenario.tick_grid import TickGrid
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -10,16 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from pytest_pulsar_ha.spec.errors import ScenarioError
-from pytest_pulsar_ha.spec.factories import (
+from pytest_pulsar_ha.scenario.errors import ScenarioError
+from pytest_pulsar_ha.scenario.factories import (
     ClusterInfo,
     FactoryError,
     ProviderContext,
     check_returned,
     resolve_factory,
 )
-from pytest_pulsar_ha.spec.loader import parse_scenarios
-from pytest_pulsar_ha.spec.providers import CustomProvider
+from pytest_pulsar_ha.scenario.loader import parse_scenarios
+from pytest_pulsar_ha.scenario.providers import CustomProvider
 
 USER_MODULE = """
 import pulsar

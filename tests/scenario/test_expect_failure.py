@@ -12,7 +12,7 @@ CONFTEST = dedent(
     import pytest
 
     from pytest_pulsar_ha.pytest.collect import RUNNER_KEY, collect_scenario_file
-    from pytest_pulsar_ha.spec.errors import ExpectedScenarioFailure, ScenarioFailed
+    from pytest_pulsar_ha.scenario.errors import ExpectedScenarioFailure, ScenarioFailed
 
 
     def pytest_collect_file(parent, file_path):

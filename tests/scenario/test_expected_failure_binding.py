@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from pytest_pulsar_ha.checks.expected_failure import mismatches
 from pytest_pulsar_ha.checks.result import CheckResult
 from pytest_pulsar_ha.scenario import load_scenarios
-from pytest_pulsar_ha.spec.expected_failure import figure_value, resolve
+from pytest_pulsar_ha.scenario.expected_failure import figure_value, resolve
 
 from .helpers import REPO, dedent, load_errors, load_text
 

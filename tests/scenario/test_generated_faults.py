@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_pulsar_ha.spec.errors import ScenarioError
-from pytest_pulsar_ha.spec.generate import draw_faults, hit, with_drawn_faults
-from pytest_pulsar_ha.spec.loader import parse_scenarios
-from pytest_pulsar_ha.spec.scenario import Scenario
+from pytest_pulsar_ha.scenario.errors import ScenarioError
+from pytest_pulsar_ha.scenario.generate import draw_faults, hit, with_drawn_faults
+from pytest_pulsar_ha.scenario.loader import parse_scenarios
+from pytest_pulsar_ha.scenario.model import Scenario
 
 CLUSTERS = ("cluster-a", "cluster-b", "cluster-c")
 

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from pytest_pulsar_ha.run.parts.java_client import driver_config
-from pytest_pulsar_ha.spec.errors import ScenarioError
-from pytest_pulsar_ha.spec.loader import parse_scenarios
-from pytest_pulsar_ha.spec.providers import JavaClient, PythonClient
+from pytest_pulsar_ha.scenario.errors import ScenarioError
+from pytest_pulsar_ha.scenario.loader import parse_scenarios
+from pytest_pulsar_ha.scenario.providers import JavaClient, PythonClient
 from pytest_pulsar_ha.workload.driver import WorkloadPlan
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_pulsar_ha.spec.errors import ScenarioError
-from pytest_pulsar_ha.spec.loader import parse_scenarios
+from pytest_pulsar_ha.scenario.errors import ScenarioError
+from pytest_pulsar_ha.scenario.loader import parse_scenarios
 
 README = Path(__file__).resolve().parents[2] / "docs" / "how-to" / "pip-136.md"
 

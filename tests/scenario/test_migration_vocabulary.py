@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pytest_pulsar_ha.run.parts.namespaces import replication_lists
-from pytest_pulsar_ha.spec.faults import MigrateFault
+from pytest_pulsar_ha.scenario.faults import MigrateFault
 
 from .helpers import dedent, load_errors, load_text
 

@@ -251,8 +251,8 @@ def test_exclusive_subscription_takes_one_consumer() -> None:
 
 
 def test_batching_is_the_python_clients_and_refused_for_the_java_driver(tmp_path: Any) -> None:
-    from pytest_pulsar_ha.spec.errors import ScenarioError
-    from pytest_pulsar_ha.spec.loader import load_scenarios
+    from pytest_pulsar_ha.scenario.errors import ScenarioError
+    from pytest_pulsar_ha.scenario.loader import load_scenarios
 
     text = """
 scenarios:

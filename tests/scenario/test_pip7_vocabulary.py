@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pytest_pulsar_ha.scenario import load_scenarios
-from pytest_pulsar_ha.spec.faults import BrokerKillFault, DomainOutageFault
+from pytest_pulsar_ha.scenario.faults import BrokerKillFault, DomainOutageFault
 
 from .helpers import REPO, dedent, load_errors, load_text
 

@@ -9,7 +9,7 @@ import pytest
 
 from pytest_pulsar_ha.run.conductor import execute
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.spec.loader import load_scenarios
+from pytest_pulsar_ha.scenario.loader import load_scenarios
 from pytest_pulsar_ha.workload.driver import Workload
 
 pytestmark = pytest.mark.real_clusters

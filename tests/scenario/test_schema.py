@@ -12,10 +12,10 @@ import pytest
 import yaml
 
 from pytest_pulsar_ha.scenario import Duration
-from pytest_pulsar_ha.spec.expectations import EXPECTATION_KINDS
-from pytest_pulsar_ha.spec.faults import FAULT_KINDS
-from pytest_pulsar_ha.spec.providers import PROVIDER_KINDS
-from pytest_pulsar_ha.spec.schema import DEFAULT_OUT, main, scenario_file_schema, schema_text
+from pytest_pulsar_ha.scenario.expectations import EXPECTATION_KINDS
+from pytest_pulsar_ha.scenario.faults import FAULT_KINDS
+from pytest_pulsar_ha.scenario.providers import PROVIDER_KINDS
+from pytest_pulsar_ha.scenario.schema import DEFAULT_OUT, main, scenario_file_schema, schema_text
 
 from .helpers import REPO
 from .test_loader import VALID, readme_examples
@@ -38,8 +38,8 @@ def validator() -> Any:
 
 def test_the_committed_schema_is_up_to_date() -> None:
     committed = REPO / DEFAULT_OUT
-    assert committed.exists(), "run: python -m pytest_pulsar_ha.spec.schema"
-    assert committed.read_text() == schema_text(), "out of date; run: python -m pytest_pulsar_ha.spec.schema"
+    assert committed.exists(), "run: python -m pytest_pulsar_ha.scenario.schema"
+    assert committed.read_text() == schema_text(), "out of date; run: python -m pytest_pulsar_ha.scenario.schema"
 
 
 def test_structure() -> None:

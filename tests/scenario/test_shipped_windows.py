@@ -24,14 +24,13 @@ from pytest_pulsar_ha.checks.windows import (
     window_reference,
 )
 from pytest_pulsar_ha.history import ACK, FAULT_END, FAULT_START, Event
-from pytest_pulsar_ha.nemesis.kinds import QUIET_END_KINDS, fault_offsets, pinned_faults
+from pytest_pulsar_ha.nemesis.kinds import fault_offsets, pinned_faults
 from pytest_pulsar_ha.nemesis.scheduler import Nemesis, ScheduledFault
-from pytest_pulsar_ha.spec.expectations import MaxDuplicatesExpectation, SwitchBackExpectation, SwitchExpectation
-from pytest_pulsar_ha.spec.faults import fault_label
-from pytest_pulsar_ha.spec.generate import with_drawn_faults
-from pytest_pulsar_ha.spec.loader import ScenarioCase, load_scenarios
-from pytest_pulsar_ha.spec.scenario import Scenario
-from pytest_pulsar_ha.spec.tick_grid import TickGrid
+from pytest_pulsar_ha.scenario.expectations import MaxDuplicatesExpectation, SwitchBackExpectation, SwitchExpectation
+from pytest_pulsar_ha.scenario.generate import with_drawn_faults
+from pytest_pulsar_ha.scenario.loader import ScenarioCase, load_scenarios
+from pytest_pulsar_ha.scenario.model import Scenario
+from pytest_pulsar_ha.scenario.tick_grid import TickGrid
 
 ROOT = Path(__file__).resolve().parents[2]
 WindowExpectation = SwitchExpectation | SwitchBackExpectation
@@ -123,11 +122,9 @@ def _scheduled(case: ScenarioCase) -> list[ScheduledFault]:
     out = []
     for i, fault in enumerate(case.scenario.faults):
         start, end = fault_offsets(fault)
-        quiet = (lambda: contextlib.nullcontext()) if i in ends and fault.kind in QUIET_END_KINDS else None
+        quiet = (lambda: contextlib.nullcontext()) if i in ends and fault.facts.quiet_end else None
         out.append(
-            ScheduledFault(
-                i, fault_label(i, fault), None, start, end, contextlib.nullcontext, i in starts, i in ends, quiet
-            )
+            ScheduledFault(i, fault.label(i), None, start, end, contextlib.nullcontext, i in starts, i in ends, quiet)
         )
     return out
 
@@ -151,7 +148,7 @@ def _verdict(case: ScenarioCase, index: int, ref: float, of_end: bool, ack_after
     fault, _ = window_reference(expectation)
     spec = expectation.switch_back if isinstance(expectation, SwitchBackExpectation) else expectation.switch
     scenario = case.scenario.model_copy(update={"expect": [expectation]})
-    label = fault_label(fault, scenario.faults[fault])
+    label = scenario.faults[fault].label(fault)
     ns = lambda s: int(s * 1e9)  # noqa: E731
     events = [
         Event(ns(ref - 3.0), FAULT_START, "nemesis", detail=label),
@@ -173,7 +170,7 @@ def test_the_window_fails_a_provider_one_interval_late_at_every_fault_phase(case
     expectation = case.scenario.expect[index]
     assert isinstance(expectation, SwitchExpectation | SwitchBackExpectation)
     _, of_end = window_reference(expectation)
-    interval, budget = _interval(case.scenario), reconnect_budget(case.scenario)
+    interval, budget = _interval(case.scenario), reconnect_budget(case.scenario, expectation)
     grid = TickGrid(1000.0 + 0.137, interval)  # a client built at some moment
     for step in range(PHASES):  # the YAML's times land anywhere in a check interval
         t0 = 1000.0 + step * interval / PHASES

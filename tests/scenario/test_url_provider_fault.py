@@ -9,8 +9,8 @@ import pytest
 
 from pulsar_ha_providers.url_provider_service import MISBEHAVIOURS
 from pytest_pulsar_ha.scenario import ScenarioError, UrlProviderFault
-from pytest_pulsar_ha.spec.faults import UrlProviderAnswer
-from pytest_pulsar_ha.spec.loader import parse_scenarios
+from pytest_pulsar_ha.scenario.faults import UrlProviderAnswer
+from pytest_pulsar_ha.scenario.loader import parse_scenarios
 
 SCENARIO = """
 scenarios:

@@ -10,9 +10,9 @@ import pytest
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from pytest_pulsar_ha.scenario import Scenario
-from pytest_pulsar_ha.spec._introspect import is_model, is_union, tags
-from pytest_pulsar_ha.spec.ranges import metadata, with_metadata
-from pytest_pulsar_ha.spec.reference import main, rewrite, section, table
+from pytest_pulsar_ha.scenario._introspect import is_model, is_union, tags
+from pytest_pulsar_ha.scenario.ranges import metadata, with_metadata
+from pytest_pulsar_ha.scenario.reference import fault_section, fault_table, main, rewrite, section, table
 
 from .helpers import REPO
 
@@ -68,7 +68,16 @@ def test_the_schema_accepts_exactly_what_the_model_accepts(path: str, annotation
 
 def test_the_readme_table_is_up_to_date() -> None:
     readme = (REPO / "docs" / "reference" / "scenario-format.md").read_text(encoding="utf-8")
-    assert section() in readme, "out of date; run: python -m pytest_pulsar_ha.spec.reference"
+    assert section() in readme, "out of date; run: python -m pytest_pulsar_ha.scenario.reference"
+    assert fault_section() in readme, "out of date; run: python -m pytest_pulsar_ha.scenario.reference"
+
+
+def test_the_fault_table_shows_each_kind_s_facts() -> None:
+    rows = {line.split(" | ")[0].strip("| `"): line.split(" | ") for line in fault_table().splitlines()[2:]}
+    header = [cell.strip("| ") for cell in fault_table().splitlines()[0].split(" | ")]
+    kill = dict(zip(header, (cell.strip("| `") for cell in rows["kill"]), strict=True))
+    assert (kill["acts on"], kill["restarts"], kill["quiet_end"], kill["instant"]) == ("processes", "yes", "yes", "")
+    assert "controlled" in rows["url_provider"][-1]
 
 
 def test_the_table_says_which_durations_may_be_zero() -> None:
@@ -87,8 +96,9 @@ def test_rewrite_needs_the_markers() -> None:
 
 def test_the_command_rewrites_the_readme(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
     readme = tmp_path / "README.md"
-    readme.write_text(f"before\n{section().replace('| `name`', '| `old`')}\nafter\n", encoding="utf-8")
+    stale = f"{section().replace('| `name`', '| `old`')}\n{fault_section().replace('| `kill`', '| `old`')}"
+    readme.write_text(f"before\n{stale}\nafter\n", encoding="utf-8")
     assert main([str(readme)]) == 0
-    assert readme.read_text(encoding="utf-8") == f"before\n{section()}\nafter\n"
+    assert readme.read_text(encoding="utf-8") == f"before\n{section()}\n{fault_section()}\nafter\n"
     assert main(["-"]) == 0
-    assert capsys.readouterr().out == table()
+    assert capsys.readouterr().out == table() + "\n" + fault_table()

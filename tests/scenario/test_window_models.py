@@ -21,11 +21,11 @@ from pulsar_ha_providers.controlled_config import ConfigurationRejected, Control
 from pulsar_ha_providers.controlled_failover import ControlledClusterFailover
 from pulsar_ha_providers.endpoints import ClusterEndpoint
 from pytest_pulsar_ha.checks.windows import STICKY_FACTORY, check_interval, on_time_switch
-from pytest_pulsar_ha.spec.expectations import SwitchBackExpectation, SwitchExpectation
-from pytest_pulsar_ha.spec.factories import ClusterInfo
-from pytest_pulsar_ha.spec.loader import ScenarioCase
-from pytest_pulsar_ha.spec.providers import ControlledProvider, CustomProvider
-from pytest_pulsar_ha.spec.tick_grid import TickGrid
+from pytest_pulsar_ha.scenario.expectations import SwitchBackExpectation, SwitchExpectation
+from pytest_pulsar_ha.scenario.factories import ClusterInfo
+from pytest_pulsar_ha.scenario.loader import ScenarioCase
+from pytest_pulsar_ha.scenario.providers import ControlledProvider, CustomProvider
+from pytest_pulsar_ha.scenario.tick_grid import TickGrid
 from tests.scenario.simulated_windows import shipped_windows, timeline
 
 URLS = {"cluster-a": "pulsar://127.0.0.1:16650", "cluster-b": "pulsar://127.0.0.1:26650"}

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from pytest_pulsar_ha.workload.attribution import REPLICATED_FROM, acknowledging_cluster, delivering_cluster
+from pytest_pulsar_ha.workload.storage_lookup import REPLICATED_FROM, acknowledging_cluster, delivering_cluster
 
 TOPIC = "persistent://t/ns/topic"
 PATH = "persistent/t/ns/topic/ledger/7/entry/3"
@@ -57,7 +57,7 @@ def test_the_delivering_cluster_is_the_only_one_holding_the_payload_there(
 
 def test_a_seeded_ledger_id_names_its_cluster_without_a_read_and_any_other_is_read_from_storage() -> None:
     from pytest_pulsar_ha.history import ACK, RECEIVE, Event, EventLog
-    from pytest_pulsar_ha.workload.attributing import attribute_log
+    from pytest_pulsar_ha.workload.attribution import attribute_log
 
     def event(kind: str, ledger: int, seq: int) -> Event:
         return Event(

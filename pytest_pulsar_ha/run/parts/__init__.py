@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import ClassVar, Protocol
 
 from pytest_pulsar_ha.run.context import RunContext
-from pytest_pulsar_ha.run.parts.clients import Clock, Drain, Provider, PythonClient, WorkloadPart
+from pytest_pulsar_ha.run.parts.clients import Clock, Drain, ProviderPart, PythonClientPart, WorkloadPart
 from pytest_pulsar_ha.run.parts.java_client import JavaDriver
 from pytest_pulsar_ha.run.parts.metadata import Metadata
 from pytest_pulsar_ha.run.parts.migrations import Migrations
@@ -49,9 +49,9 @@ PARTS: tuple[PartFactory, ...] = (
     Namespaces.of,
     GroupPlacement.of,
     Migrations.of,
-    Provider.of,
+    ProviderPart.of,
     Mutation.of,
-    PythonClient.of,
+    PythonClientPart.of,
     JavaDriver.of,
     Metadata.of,
     WorkloadPart.of,

@@ -11,7 +11,7 @@ from pytest_pulsar_ha.run.context import RunContext
 from pytest_pulsar_ha.run.parts import stages
 from pytest_pulsar_ha.run.parts.base import Part
 from pytest_pulsar_ha.run.provider import build_provider, record_provider_events
-from pytest_pulsar_ha.spec.providers import JavaClient
+from pytest_pulsar_ha.scenario.providers import JavaClient
 from pytest_pulsar_ha.workload.closing import close_within
 from pytest_pulsar_ha.workload.driver import Workload
 
@@ -20,7 +20,7 @@ def _nothing() -> None:
     return None
 
 
-class Provider(Part):
+class ProviderPart(Part):
     """How the Python client chooses its cluster; its events go into the history as they happen."""
 
     def __init__(self) -> None:
@@ -30,7 +30,7 @@ class Provider(Part):
         """provider events that could not be written to the history"""
 
     @classmethod
-    def of(cls, ctx: RunContext) -> Provider | None:
+    def of(cls, ctx: RunContext) -> ProviderPart | None:
         return None if isinstance(ctx.scenario.client, JavaClient) else cls()
 
     def prepare(self, ctx: RunContext) -> None:
@@ -46,14 +46,14 @@ class Provider(Part):
             ctx.problem("provider", f"a provider event could not be written to the history: {missing}")
 
 
-class PythonClient(Part):
+class PythonClientPart(Part):
     """The Python client on the provider's target (and one straight to ``consume_from``), and the workload on it."""
 
     def __init__(self) -> None:
         self.stack = ExitStack()
 
     @classmethod
-    def of(cls, ctx: RunContext) -> PythonClient | None:
+    def of(cls, ctx: RunContext) -> PythonClientPart | None:
         return None if isinstance(ctx.scenario.client, JavaClient) else cls()
 
     def prepare(self, ctx: RunContext) -> None:

@@ -18,8 +18,8 @@ from pytest_pulsar_ha.run.context import RunContext
 from pytest_pulsar_ha.run.parts.base import Part
 from pytest_pulsar_ha.run.provider import ProviderSetup
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.spec.providers import AutoProvider, ControlledProvider, JavaClient, NoProvider
-from pytest_pulsar_ha.spec.scenario import Scenario
+from pytest_pulsar_ha.scenario.model import Scenario
+from pytest_pulsar_ha.scenario.providers import AutoProvider, ControlledProvider, JavaClient, NoProvider
 from pytest_pulsar_ha.workload.driver import WorkloadPlan
 from pytest_pulsar_ha.workload.java_workload import JavaWorkload
 

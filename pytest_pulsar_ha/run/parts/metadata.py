@@ -33,7 +33,7 @@ from pytest_pulsar_ha.run.context import RunContext
 from pytest_pulsar_ha.run.parts import stages
 from pytest_pulsar_ha.run.parts.base import Part
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.spec.workload import MetadataWrites
+from pytest_pulsar_ha.scenario.workload import MetadataWrites
 
 PROCESS = "metadata"
 POLL_S = 0.25

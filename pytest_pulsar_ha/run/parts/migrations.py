@@ -16,8 +16,8 @@ from pytest_pulsar_ha.history import MIGRATION_START, Event, now_ns
 from pytest_pulsar_ha.run.context import RunContext, expand_partitions
 from pytest_pulsar_ha.run.parts.base import Part
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.spec.faults import MigrateFault
-from pytest_pulsar_ha.spec.scenario import Scenario
+from pytest_pulsar_ha.scenario.faults import MigrateFault
+from pytest_pulsar_ha.scenario.model import Scenario
 
 EARLIEST = {"ledgerId": -1, "entryId": -1, "partitionIndex": -1}
 """A MessageId body for ``PUT .../subscription/{name}``: the earliest position."""

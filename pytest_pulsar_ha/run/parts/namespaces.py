@@ -15,7 +15,6 @@ import functools
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from pytest_pulsar_ha.components.failure_domains import (
     declare_failure_domains,
@@ -25,23 +24,12 @@ from pytest_pulsar_ha.components.failure_domains import (
 )
 from pytest_pulsar_ha.components.placing import place_namespaces
 from pytest_pulsar_ha.errors import AdminError
-from pytest_pulsar_ha.run.context import RunContext
+from pytest_pulsar_ha.run.context import RunContext, WorkloadNamespaces
 from pytest_pulsar_ha.run.parts.base import Part
 from pytest_pulsar_ha.run.parts.migrations import migrating_pairs
 from pytest_pulsar_ha.runtime.environment import RETENTION, PulsarHaEnvironment
-from pytest_pulsar_ha.spec.scenario import Scenario
+from pytest_pulsar_ha.scenario.model import Scenario
 from pytest_pulsar_ha.workload.driver import WorkloadPlan
-
-
-@dataclass(frozen=True)
-class WorkloadNamespaces:
-    namespaces: tuple[str, ...]
-    """``tenant/namespace`` of each, in order"""
-    tenant: str
-    group: str | None = None
-    """the anti-affinity group's name in Pulsar (unique to this run)"""
-    label: str | None = None
-    """the group's name in the scenario"""
 
 
 def create_namespaces(env: PulsarHaEnvironment, scenario: Scenario, clusters: Sequence[str]) -> WorkloadNamespaces:

@@ -9,7 +9,7 @@ from pytest_pulsar_ha.run.context import RunContext, expand_partitions
 from pytest_pulsar_ha.run.parts import stages
 from pytest_pulsar_ha.run.parts.base import Part
 from pytest_pulsar_ha.run.provider import provider_grid
-from pytest_pulsar_ha.spec.tick_grid import TickGrid
+from pytest_pulsar_ha.scenario.tick_grid import TickGrid
 from pytest_pulsar_ha.workload.java_workload import JavaWorkload
 
 

@@ -7,14 +7,13 @@ from collections.abc import Callable
 
 from pytest_pulsar_ha.components.placement_watch import PlacementWatch, WatchTarget
 from pytest_pulsar_ha.history import Event
-from pytest_pulsar_ha.run.context import RunContext
+from pytest_pulsar_ha.run.context import RunContext, WorkloadNamespaces
 from pytest_pulsar_ha.run.parts import stages
 from pytest_pulsar_ha.run.parts.base import Part
-from pytest_pulsar_ha.run.parts.namespaces import WorkloadNamespaces
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.spec.expectations import PlacementExpectation, ReassignedExpectation
-from pytest_pulsar_ha.spec.faults import BrokerKillFault, BrokerPauseFault, DomainOutageFault
-from pytest_pulsar_ha.spec.scenario import Scenario
+from pytest_pulsar_ha.scenario.expectations import PlacementExpectation, ReassignedExpectation
+from pytest_pulsar_ha.scenario.faults import BrokerKillFault, BrokerPauseFault, DomainOutageFault
+from pytest_pulsar_ha.scenario.model import Scenario
 
 
 def placement_watches(

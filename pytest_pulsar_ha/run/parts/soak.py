@@ -14,7 +14,7 @@ from pytest_pulsar_ha.history import FAULT_END, FAULT_START, SWITCH, SWITCH_FAIL
 from pytest_pulsar_ha.history.segments import ParquetSegments
 from pytest_pulsar_ha.run.context import RunContext
 from pytest_pulsar_ha.run.parts.base import Part
-from pytest_pulsar_ha.spec.modes import Soak
+from pytest_pulsar_ha.scenario.modes import Soak
 
 STEERING_TYPES = frozenset({FAULT_START, FAULT_END, SWITCH, SWITCH_FAILED})
 """The events a soak keeps in memory: what its fault windows and timeline are drawn from (a few per fault)."""

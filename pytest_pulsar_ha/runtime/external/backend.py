@@ -102,7 +102,8 @@ class ExternalBroker(_NotRunHere):
 
 
 class ExternalClusterNode(_NotRunHere):
-    """A cluster the harness reaches but does not run (a :class:`~pytest_pulsar_ha.runtime.backend.ClusterNode`)."""
+    """A cluster the harness reaches but does not run (a
+    :class:`~pytest_pulsar_ha.runtime.backend_protocol.ClusterNode`)."""
 
     def __init__(self, spec: ClusterSpec, entry: ExternalCluster, token: str | None, timeout: float) -> None:
         self.spec = spec

@@ -17,11 +17,11 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from pytest_pulsar_ha.scenario.base import CLUSTER_NAME_PATTERN, Loc, dotted
+from pytest_pulsar_ha.scenario.errors import Problem, ScenarioError
+from pytest_pulsar_ha.scenario.quantities import describe
+from pytest_pulsar_ha.scenario.yaml_document import YamlProblem, compose
 from pytest_pulsar_ha.settings.clusters import MAX_CLUSTERS, ClusterSpec
-from pytest_pulsar_ha.spec.base import CLUSTER_NAME_PATTERN, Loc, dotted
-from pytest_pulsar_ha.spec.errors import Problem, ScenarioError
-from pytest_pulsar_ha.spec.quantities import describe
-from pytest_pulsar_ha.spec.yaml_document import YamlProblem, compose
 
 Route = Literal["direct", "listener", "pulsar_proxy"]
 ROUTES: dict[str, str] = {

@@ -3,7 +3,7 @@ it: which cluster delivered a received message is then read from storage without
 
 Pulsar numbers ledgers per cluster, from the same start on every cluster of an environment, so a replicated entry
 often sits at the same (ledger, entry) on two clusters and the delivering cluster of a receipt could not be told
-(:mod:`pytest_pulsar_ha.workload.attribution` said "unknown"). Pulsar's ledger id generator
+(:mod:`pytest_pulsar_ha.workload.storage_lookup` said "unknown"). Pulsar's ledger id generator
 (``PulsarLedgerIdGenerator``) switches to 63-bit ids once ``<ledgers root>/idgen-long`` exists and takes their high
 32 bits from the largest ``HOB-<n>`` node below it. Before a standalone's first start, :func:`seed_ledger_ids`
 creates ``/ledgers/idgen-long/HOB-<k>`` in its (not yet opened) RocksDB metadata store with Pulsar's own metadata

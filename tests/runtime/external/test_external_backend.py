@@ -62,7 +62,9 @@ def test_a_shipped_scenario_passes_on_hand_started_clusters_and_a_kill_is_skippe
     assert "1 passed, 2 skipped" in out, out[-3000:]
     assert "backend=external" in out and f"clusters-file={file}" in out
     # the skip reasons name the fault kind and the backend
-    assert "fault kind kill kills or pauses processes, which the harness does not run on the external backend" in out
+    assert (
+        "fault kind kill acts on the cluster's processes, which the harness does not run on the external backend" in out
+    )
     assert "an outage with replication: true (the default) cuts replication links too" in out
     verdict = json.loads((evidence / "hung-primary" / "verdict.json").read_text())
     assert verdict["outcome"] == "passed", verdict

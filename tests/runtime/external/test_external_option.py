@@ -53,7 +53,7 @@ def test_impossible_faults_are_skipped_before_any_cluster_is_reached(pytester: p
     result.stdout.fnmatch_lines(
         [
             "pulsar-ha: backend=external clusters=cluster-a,cluster-b auth=token * clusters-file=*clusters.yaml",
-            "SKIPPED * fault kind kill kills or pauses processes, which the harness does not run on the external "
+            "SKIPPED * fault kind kill acts on the cluster's processes, which the harness does not run on the external "
             "backend",
         ]
     )

@@ -23,8 +23,8 @@ from typing import Any, NamedTuple
 
 import yaml
 
-from pytest_pulsar_ha.spec.base import Loc
-from pytest_pulsar_ha.spec.quantities import describe
+from pytest_pulsar_ha.scenario.base import Loc
+from pytest_pulsar_ha.scenario.quantities import describe
 
 #: Most values the aliases of a file may expand to, all aliases together (a legit file uses a few hundred).
 ALIAS_BUDGET = 10_000

@@ -11,7 +11,7 @@ from pydantic import (
     model_validator,
 )
 
-from pytest_pulsar_ha.spec.base import (
+from pytest_pulsar_ha.scenario.base import (
     ClusterName,
     Count,
     DomainName,
@@ -23,7 +23,7 @@ from pytest_pulsar_ha.spec.base import (
     _Model,
     _raise_problems,
 )
-from pytest_pulsar_ha.spec.quantities import Duration, Rate, Size
+from pytest_pulsar_ha.scenario.quantities import Duration, Rate, Size
 
 # -- workload ------------------------------------------------------------------------------------------------
 

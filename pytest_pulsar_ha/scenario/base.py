@@ -21,7 +21,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from pytest_pulsar_ha.spec.quantities import AboveZero, Duration
+from pytest_pulsar_ha.scenario.quantities import AboveZero, Duration
 
 Loc = tuple[str | int, ...]
 

@@ -1,10 +1,11 @@
-"""What must hold (``expect:``): a union discriminated by each item's single key, and the rules that each
-expectation can be judged in its scenario."""
+"""What must hold (``expect:``): a union discriminated by each item's single key; each kind carries its facts
+(:class:`~pytest_pulsar_ha.scenario.facts.ExpectationFacts`). The rules are in
+:mod:`~pytest_pulsar_ha.scenario.expectation_rules`."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, get_args
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import (
     Discriminator,
@@ -14,7 +15,7 @@ from pydantic import (
     model_validator,
 )
 
-from pytest_pulsar_ha.spec.base import (
+from pytest_pulsar_ha.scenario.base import (
     ClusterName,
     Count,
     DomainName,
@@ -27,11 +28,7 @@ from pytest_pulsar_ha.spec.base import (
     _Model,
     _raise_problems,
 )
-from pytest_pulsar_ha.spec.faults import BROKER_FAULT_KINDS, MigrateFault
-
-if TYPE_CHECKING:
-    from pytest_pulsar_ha.spec.scenario import Scenario
-
+from pytest_pulsar_ha.scenario.facts import ExpectationFacts
 
 # -- expectations --------------------------------------------------------------------------------------------
 
@@ -137,6 +134,8 @@ class ConvergedSpec(_Model):
 
 class _Expectation(_Model):
     kind: ClassVar[str]
+    facts: ClassVar[ExpectationFacts]
+    """What the harness needs to know of the kind (:mod:`~pytest_pulsar_ha.scenario.facts`)."""
 
     def cluster_refs(self) -> Iterator[tuple[Loc, str]]:
         """Every cluster this expectation names, with where (below its item in ``expect``)."""
@@ -147,6 +146,7 @@ class SwitchExpectation(_Expectation):
     """Clients switch to a cluster in time."""
 
     kind: ClassVar[str] = "switch"
+    facts: ClassVar[ExpectationFacts] = ExpectationFacts("PIP-121", needs_provider=True, window=True)
     switch: SwitchSpec
 
     def cluster_refs(self) -> Iterator[tuple[Loc, str]]:
@@ -157,6 +157,7 @@ class SwitchBackExpectation(_Expectation):
     """Clients come back in time after the fault's end."""
 
     kind: ClassVar[str] = "switch_back"
+    facts: ClassVar[ExpectationFacts] = ExpectationFacts("PIP-121", needs_provider=True, window=True)
     switch_back: SwitchBackSpec
 
     def cluster_refs(self) -> Iterator[tuple[Loc, str]]:
@@ -167,6 +168,7 @@ class NoSwitchExpectation(_Expectation):
     """Clients never leave the cluster they started on."""
 
     kind: ClassVar[str] = "no_switch"
+    facts: ClassVar[ExpectationFacts] = ExpectationFacts("PIP-121", needs_provider=True)
     no_switch: TrueFlag
 
 
@@ -174,6 +176,7 @@ class AvailabilityExpectation(_Expectation):
     """Enough sends are acknowledged in time."""
 
     kind: ClassVar[str] = "availability"
+    facts: ClassVar[ExpectationFacts] = ExpectationFacts(None)
     availability: AvailabilitySpec
 
 
@@ -181,6 +184,7 @@ class NoLossExpectation(_Expectation):
     """Every acknowledged message is received in the end."""
 
     kind: ClassVar[str] = "no_loss"
+    facts: ClassVar[ExpectationFacts] = ExpectationFacts(None, needs_consumer=True, in_soak=True)
     no_loss: TrueFlag
 
 
@@ -188,6 +192,7 @@ class OrderingExpectation(_Expectation):
     """Messages arrive in order, per key or per producer."""
 
     kind: ClassVar[str] = "ordering"
+    facts: ClassVar[ExpectationFacts] = ExpectationFacts(None, needs_consumer=True, in_soak=True)
     ordering: OrderingSpec
 
 
@@ -195,6 +200,7 @@ class MaxDuplicatesExpectation(_Expectation):
     """At most this many messages are received more than once."""
 
     kind: ClassVar[str] = "max_duplicates"
+    facts: ClassVar[ExpectationFacts] = ExpectationFacts(None, needs_consumer=True, in_soak=True)
     max_duplicates: Count
 
 
@@ -202,6 +208,7 @@ class PlacementExpectation(_Expectation):
     """The anti-affinity group is spread over the failure domains, before the faults and after them."""
 
     kind: ClassVar[str] = "placement"
+    facts: ClassVar[ExpectationFacts] = ExpectationFacts("PIP-7")
     placement: PlacementSpec
 
     def cluster_refs(self) -> Iterator[tuple[Loc, str]]:
@@ -213,6 +220,7 @@ class ReassignedExpectation(_Expectation):
     """Every topic is served again by a surviving broker within a time after a broker or domain fault."""
 
     kind: ClassVar[str] = "reassigned"
+    facts: ClassVar[ExpectationFacts] = ExpectationFacts("PIP-7")
     reassigned: ReassignedSpec
 
 
@@ -220,6 +228,7 @@ class ProducersRedirectedExpectation(_Expectation):
     """Producers are redirected in time (first ack by the target cluster)."""
 
     kind: ClassVar[str] = "producers_redirected"
+    facts: ClassVar[ExpectationFacts] = ExpectationFacts("PIP-188")
     producers_redirected: RedirectSpec
 
     def cluster_refs(self) -> Iterator[tuple[Loc, str]]:
@@ -230,6 +239,7 @@ class DrainedBeforeRedirectExpectation(_Expectation):
     """Every subscription receives all that `from` acknowledged before any message delivered by `to`."""
 
     kind: ClassVar[str] = "drained_before_redirect"
+    facts: ClassVar[ExpectationFacts] = ExpectationFacts("PIP-188", needs_consumer=True)
     drained_before_redirect: DrainedSpec
 
     def cluster_refs(self) -> Iterator[tuple[Loc, str]]:
@@ -242,6 +252,7 @@ class ConvergedExpectation(_Expectation):
     """Every cluster agrees on the written metadata in time (PIP-136)."""
 
     kind: ClassVar[str] = "converged"
+    facts: ClassVar[ExpectationFacts] = ExpectationFacts("PIP-136")
     converged: ConvergedSpec
 
 
@@ -250,6 +261,7 @@ class LastWriterWinsExpectation(_Expectation):
     first (PIP-136's rule), computed by the oracle from the events the clusters published."""
 
     kind: ClassVar[str] = "last_writer_wins"
+    facts: ClassVar[ExpectationFacts] = ExpectationFacts("PIP-136")
     last_writer_wins: TrueFlag
 
 
@@ -282,195 +294,7 @@ Expectation = Annotated[
 
 # The kinds, derived from the union (the one place each kind is declared), in its order.
 EXPECTATION_KINDS: tuple[str, ...] = tuple(str(get_args(m)[1].tag) for m in _members(Expectation))
-
-
-# -- the rules -----------------------------------------------------------------------------------------------
-
-
-def placement_cluster(scenario: Scenario, spec: PlacementSpec) -> str | None:
-    """The cluster a placement expectation reads: its own, else the provider's primary, else the first."""
-    if spec.cluster is not None:
-        return spec.cluster
-    if scenario.provider.primary is not None:
-        return scenario.provider.primary
-    return scenario.topology.clusters[0] if scenario.topology.clusters else None
-
-
-def check_expectations(scenario: Scenario) -> list[tuple[Loc, str]]:
-    problems: list[tuple[Loc, str]] = []
-    workload = scenario.workload
-    kinds = {e.kind for e in scenario.expect}
-    for index, expectation in enumerate(scenario.expect):
-        loc: Loc = ("expect", index, expectation.kind)
-        if expectation.kind in ("switch", "switch_back", "no_switch") and scenario.provider.kind == "none":
-            problems.append(
-                (
-                    loc,
-                    f"{expectation.kind} needs a failover provider (provider kind auto, controlled or native), "
-                    "found provider kind none",
-                )
-            )
-        if expectation.kind == "no_switch" and kinds & {"switch", "switch_back"}:
-            problems.append((loc, "no_switch contradicts the switch expectations of this scenario"))
-        if (
-            expectation.kind in ("no_loss", "ordering", "max_duplicates", "drained_before_redirect")
-            and workload.consumers == 0
-        ):
-            problems.append((loc, f"{expectation.kind} needs at least one consumer, found workload.consumers 0"))
-        if isinstance(expectation, OrderingExpectation) and expectation.ordering.per == "key" and not workload.keys:
-            problems.append(
-                (
-                    (*loc, "per"),
-                    "ordering per key needs keyed messages, found workload.keys 0; set workload.keys or use "
-                    "per: producer",
-                )
-            )
-        if isinstance(expectation, SwitchExpectation | SwitchBackExpectation):
-            problems += _check_fault_ref(scenario, expectation, loc)
-        if isinstance(expectation, PlacementExpectation):
-            problems += _check_placement(scenario, expectation.placement, loc)
-        if isinstance(expectation, ProducersRedirectedExpectation):
-            problems += _check_window_ref(scenario, expectation.producers_redirected, loc)
-        if isinstance(expectation, DrainedBeforeRedirectExpectation):
-            problems += _check_drained(scenario, expectation.drained_before_redirect, loc)
-        if isinstance(expectation, ReassignedExpectation):
-            problems += _check_reassigned(scenario, expectation.reassigned, loc)
-    return problems
-
-
-def _check_placement(scenario: Scenario, spec: PlacementSpec, loc: Loc) -> list[tuple[Loc, str]]:
-    problems: list[tuple[Loc, str]] = []
-    group = scenario.workload.anti_affinity_group
-    if group is None:
-        problems.append(
-            (
-                (*loc, "group"),
-                f"placement needs the workload in a group; set workload.anti_affinity_group: {spec.group}",
-            )
-        )
-    elif spec.group != group:
-        problems.append(
-            ((*loc, "group"), f"expected the workload's anti-affinity group {group!r}, found {spec.group!r}")
-        )
-    cluster = placement_cluster(scenario, spec)
-    if cluster is None or cluster not in scenario.topology.failure_domains:
-        problems.append(
-            (
-                loc,
-                f"spread: domain needs failure domains declared for {cluster or 'the cluster'} in "
-                "topology.failure_domains",
-            )
-        )
-    return problems
-
-
-def _check_reassigned(scenario: Scenario, spec: ReassignedSpec, loc: Loc) -> list[tuple[Loc, str]]:
-    if spec.fault >= len(scenario.faults):
-        if not scenario.faults:
-            return [(loc, "reassigned is measured from a broker fault, found no faults in this scenario")]
-        return [
-            ((*loc, "fault"), f"expected the index of a fault (0 to {len(scenario.faults) - 1}), found {spec.fault}")
-        ]
-    kind = scenario.faults[spec.fault].kind
-    if kind not in BROKER_FAULT_KINDS:
-        return [
-            (
-                (*loc, "fault"),
-                f"reassigned is measured from a fault on brokers ({', '.join(BROKER_FAULT_KINDS)}); "
-                f"fault {spec.fault} is a {kind} fault",
-            )
-        ]
-    return []
-
-
-def _check_window_ref(scenario: Scenario, spec: RedirectSpec, loc: Loc) -> list[tuple[Loc, str]]:
-    if not scenario.faults:
-        return [(loc, "producers_redirected is measured from a migrate entry, found no faults in this scenario")]
-    if spec.fault >= len(scenario.faults):
-        return [
-            ((*loc, "fault"), f"expected the index of a fault (0 to {len(scenario.faults) - 1}), found {spec.fault}")
-        ]
-    fault = scenario.faults[spec.fault]
-    if spec.of == "fault_end" and fault.end is None:
-        return [
-            (
-                (*loc, "fault"),
-                f"the window is measured from the end of fault {spec.fault}, found a {fault.kind} fault "
-                "without a duration ('for')",
-            )
-        ]
-    if not any(isinstance(f, MigrateFault) and f.to == spec.to for f in scenario.faults):
-        return [((*loc, "to"), f"no migrate entry in faults redirects clients to {spec.to!r}")]
-    return []
-
-
-def _check_drained(scenario: Scenario, spec: DrainedSpec, loc: Loc) -> list[tuple[Loc, str]]:
-    if any(isinstance(f, MigrateFault) and f.from_ == spec.from_ and f.to == spec.to for f in scenario.faults):
-        return []
-    return [(loc, f"no migrate entry in faults moves clients from {spec.from_!r} to {spec.to!r}")]
-
-
-def _check_fault_ref(
-    scenario: Scenario, expectation: SwitchExpectation | SwitchBackExpectation, loc: Loc
-) -> list[tuple[Loc, str]]:
-    if isinstance(expectation, SwitchExpectation):
-        spec: SwitchSpec | SwitchBackSpec = expectation.switch
-        needs_end = expectation.switch.of == "fault_end"
-    else:
-        spec = expectation.switch_back
-        needs_end = True
-    drawn = scenario.generate.count if scenario.generate is not None else 0
-    total = len(scenario.faults) + drawn
-    if not total:
-        return [(loc, f"{expectation.kind} is measured from a fault, found no faults in this scenario")]
-    if spec.fault >= total:
-        also = f", the drawn ones after the {len(scenario.faults)} written" if drawn else ""
-        return [
-            (
-                (*loc, "fault"),
-                f"expected the index of a fault (0 to {total - 1}{also}), found {spec.fault}",
-            )
-        ]
-    if spec.fault >= len(scenario.faults):
-        return []  # a drawn fault: it always has a duration
-    fault = scenario.faults[spec.fault]
-    if needs_end and fault.end is None:
-        what = "the window" if isinstance(expectation, SwitchExpectation) else "switch_back"
-        return [
-            (
-                (*loc, "fault"),
-                f"{what} is measured from the end of fault {spec.fault}, found a {fault.kind} fault "
-                "without a duration ('for')",
-            )
-        ]
-    return []
-
-
-def check_metadata(scenario: Scenario) -> list[tuple[Loc, str]]:
-    """Metadata writes need metadata sync, and the metadata expectations need metadata writes."""
-    problems: list[tuple[Loc, str]] = []
-    metadata = scenario.workload.metadata
-    if metadata is not None and scenario.topology.metadata_sync is None:
-        problems.append(
-            (
-                ("workload", "metadata"),
-                "metadata writes need clusters that sync metadata: set topology.metadata_sync to pulsar or reference",
-            )
-        )
-    until = metadata.until if metadata is not None else None
-    if until is not None and until.seconds > scenario.workload.duration.seconds:
-        problems.append(
-            (
-                ("workload", "metadata", "until"),
-                f"the writes stop at {until}, after the end of the workload ({scenario.workload.duration})",
-            )
-        )
-    for index, expectation in enumerate(scenario.expect):
-        if isinstance(expectation, ConvergedExpectation | LastWriterWinsExpectation) and metadata is None:
-            problems.append(
-                (
-                    ("expect", index, expectation.kind),
-                    f"{expectation.kind} judges metadata writes: add workload.metadata (policy, writers, every)",
-                )
-            )
-    return problems
+EXPECTATION_CLASSES: dict[str, type[_Expectation]] = {
+    str(get_args(m)[1].tag): get_args(m)[0] for m in _members(Expectation)
+}
+"""Expectation kind (its YAML key) -> its class (and so its ``facts``)."""

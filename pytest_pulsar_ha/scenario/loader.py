@@ -16,13 +16,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from pytest_pulsar_ha.spec.base import SCENARIO_NAME_PATTERN, Loc, dotted
-from pytest_pulsar_ha.spec.errors import Problem, ScenarioError
-from pytest_pulsar_ha.spec.explain import Explained, did_you_mean, explain, value_at
-from pytest_pulsar_ha.spec.providers import CustomProvider
-from pytest_pulsar_ha.spec.quantities import describe
-from pytest_pulsar_ha.spec.scenario import Scenario
-from pytest_pulsar_ha.spec.yaml_document import YamlProblem, compose
+from pytest_pulsar_ha.scenario.base import SCENARIO_NAME_PATTERN, Loc, dotted
+from pytest_pulsar_ha.scenario.errors import Problem, ScenarioError
+from pytest_pulsar_ha.scenario.explain import Explained, did_you_mean, explain, value_at
+from pytest_pulsar_ha.scenario.model import Scenario
+from pytest_pulsar_ha.scenario.providers import CustomProvider
+from pytest_pulsar_ha.scenario.quantities import describe
+from pytest_pulsar_ha.scenario.yaml_document import YamlProblem, compose
 
 #: Scenario files are the files whose name ends with this suffix.
 FILE_SUFFIX = ".pulsar-ha.yaml"
@@ -266,7 +266,7 @@ class _FileLoader:
         provider = scenario.provider
         if not isinstance(provider, CustomProvider):
             return
-        from pytest_pulsar_ha.spec.factories import FactoryError, resolve_factory
+        from pytest_pulsar_ha.scenario.factories import FactoryError, resolve_factory
 
         try:
             resolve_factory(provider.factory)

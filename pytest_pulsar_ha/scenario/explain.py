@@ -12,14 +12,14 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel
 from pydantic_core import ErrorDetails
 
-from pytest_pulsar_ha.spec._introspect import is_model as _is_model
-from pytest_pulsar_ha.spec._introspect import strip as _strip
-from pytest_pulsar_ha.spec._introspect import tag_names as _tag_names
-from pytest_pulsar_ha.spec._introspect import tags as _tags
-from pytest_pulsar_ha.spec.base import PROBLEMS_ERROR, Loc
-from pytest_pulsar_ha.spec.quantities import QUANTITY_ERROR_TYPES, describe
-from pytest_pulsar_ha.spec.ranges import number_range, with_metadata
-from pytest_pulsar_ha.spec.scenario import Scenario
+from pytest_pulsar_ha.scenario._introspect import is_model as _is_model
+from pytest_pulsar_ha.scenario._introspect import strip as _strip
+from pytest_pulsar_ha.scenario._introspect import tag_names as _tag_names
+from pytest_pulsar_ha.scenario._introspect import tags as _tags
+from pytest_pulsar_ha.scenario.base import PROBLEMS_ERROR, Loc
+from pytest_pulsar_ha.scenario.model import Scenario
+from pytest_pulsar_ha.scenario.quantities import QUANTITY_ERROR_TYPES, describe
+from pytest_pulsar_ha.scenario.ranges import number_range, with_metadata
 
 _CUSTOM_ERRORS = QUANTITY_ERROR_TYPES | {"name", "true_only"}
 # errors on a number: the message says the whole valid range

@@ -15,8 +15,8 @@ import annotated_types
 from pydantic import WithJsonSchema
 from pydantic.fields import FieldInfo
 
-from pytest_pulsar_ha.spec._introspect import is_model, is_union, one_or_several, tags
-from pytest_pulsar_ha.spec.quantities import AboveZero, _Quantity
+from pytest_pulsar_ha.scenario._introspect import is_model, is_union, one_or_several, tags
+from pytest_pulsar_ha.scenario.quantities import AboveZero, _Quantity
 
 
 def metadata(annotation: Any) -> tuple[Any, list[Any]]:

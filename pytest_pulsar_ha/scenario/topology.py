@@ -10,7 +10,7 @@ from pydantic import (
     model_validator,
 )
 
-from pytest_pulsar_ha.spec.base import (
+from pytest_pulsar_ha.scenario.base import (
     BrokerCount,
     BrokerIndex,
     ClusterName,
@@ -24,7 +24,7 @@ from pytest_pulsar_ha.spec.base import (
 )
 
 if TYPE_CHECKING:
-    from pytest_pulsar_ha.spec.scenario import Scenario
+    from pytest_pulsar_ha.scenario.model import Scenario
 
 
 # -- topology ------------------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from pydantic import (
     model_validator,
 )
 
-from pytest_pulsar_ha.spec.base import (
+from pytest_pulsar_ha.scenario.base import (
     ClusterName,
     Loc,
     PositiveDuration,
@@ -25,10 +25,10 @@ from pytest_pulsar_ha.spec.base import (
     _raise_problems,
     _string,
 )
-from pytest_pulsar_ha.spec.quantities import Duration
+from pytest_pulsar_ha.scenario.quantities import Duration
 
 if TYPE_CHECKING:
-    from pytest_pulsar_ha.spec.scenario import Scenario
+    from pytest_pulsar_ha.scenario.model import Scenario
 
 
 # -- providers -----------------------------------------------------------------------------------------------
@@ -115,7 +115,7 @@ class CustomProvider(_Model):
     kind: Literal["custom"]
     factory: FactoryReference
     """`package.module:function`, importable where pytest runs. It is called with a
-    `pytest_pulsar_ha.spec.factories.ProviderContext` (every cluster's service URL, admin URL and token,
+    `pytest_pulsar_ha.scenario.factories.ProviderContext` (every cluster's service URL, admin URL and token,
     `primary`, `args`) and returns a `pulsar.ServiceInfoProvider`."""
     primary: ClusterName
     """The cluster clients are expected to start on (what switch checks and figures measure from)."""

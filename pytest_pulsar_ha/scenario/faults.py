@@ -4,7 +4,7 @@ that each fault fits its scenario (PIP-188's migrations, PIP-7's broker faults).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, ClassVar, Literal
 
 from pydantic import (
     Field,
@@ -12,8 +12,7 @@ from pydantic import (
     model_validator,
 )
 
-from pytest_pulsar_ha.spec.base import (
-    _EPSILON,
+from pytest_pulsar_ha.scenario.base import (
     BrokerIndex,
     ClusterName,
     DomainName,
@@ -23,19 +22,17 @@ from pytest_pulsar_ha.spec.base import (
     _members,
     _Model,
     _raise_problems,
-    _seconds,
 )
-from pytest_pulsar_ha.spec.quantities import Bandwidth, Duration
-
-if TYPE_CHECKING:
-    from pytest_pulsar_ha.spec.scenario import Scenario
-
+from pytest_pulsar_ha.scenario.facts import FaultFacts
+from pytest_pulsar_ha.scenario.quantities import Bandwidth, Duration
 
 # -- faults --------------------------------------------------------------------------------------------------
 
 
 class _Fault(_Model):
     kind: str
+    facts: ClassVar[FaultFacts]
+    """What the harness needs to know of the kind (:mod:`~pytest_pulsar_ha.scenario.facts`)."""
     if TYPE_CHECKING:  # declared by each fault, after the fields that say where it strikes
         at: Duration
 
@@ -48,6 +45,17 @@ class _Fault(_Model):
     def end(self) -> float | None:
         """Seconds from the start of the workload to the end of the fault; None for a fault without a duration."""
         return None
+
+    @property
+    def target(self) -> str | None:
+        """The cluster the fault hits (its clients, processes or brokers; the cluster a link or a migration
+        leaves; the cluster an operator switches to), or None (a URL provider's answers hit no cluster)."""
+        raise NotImplementedError(f"fault kind {self.kind} does not say which cluster it hits")
+
+    def label(self, index: int) -> str:
+        """The fault's label as fault ``index`` of its scenario: the ``detail`` of its ``fault_start`` and
+        ``fault_end`` events, by which a history names its faults (e.g. ``#0 outage cluster-a``)."""
+        return f"#{index} {self.kind} {self.target or ''}".strip()
 
     def cluster_refs(self) -> Iterator[tuple[Loc, str]]:
         """Every cluster this fault names, with the key that names it."""
@@ -70,11 +78,16 @@ class _WindowFault(_Fault):
     def end(self) -> float | None:
         return self.at.seconds + self.for_.seconds
 
+    @property
+    def target(self) -> str | None:
+        return str(self.cluster)
+
 
 class OutageFault(_WindowFault):
     """The cluster is unreachable: every connection to it is cut and refused."""
 
     kind: Literal["outage"]
+    facts = FaultFacts("connections", takes_cluster_down=True, cuts_replication=True)
     replication: Annotated[bool, Strict()] = True
     """Cut geo-replication to and from the cluster as well (false: only clients lose it)."""
 
@@ -83,18 +96,21 @@ class KillFault(_WindowFault):
     """The cluster's processes are killed (SIGKILL) and started again after `for`."""
 
     kind: Literal["kill"]
+    facts = FaultFacts("processes", takes_cluster_down=True, quiet_end=True, restarts=True)
 
 
 class PauseFault(_WindowFault):
     """The cluster's processes are frozen (SIGSTOP) for `for`, then resumed."""
 
     kind: Literal["pause"]
+    facts = FaultFacts("processes", takes_cluster_down=True, quiet_end=True, slow_to_fail=True)
 
 
 class LatencyFault(_WindowFault):
     """Traffic to the cluster is delayed."""
 
     kind: Literal["latency"]
+    facts = FaultFacts("connections", takes_cluster_down=True)
     latency: PositiveDuration
     """Delay added to every packet."""
     jitter: Duration = Duration("0ms")
@@ -105,12 +121,14 @@ class TimeoutFault(_WindowFault):
     """The cluster hangs: connections are accepted but nothing is ever answered."""
 
     kind: Literal["timeout"]
+    facts = FaultFacts("connections", takes_cluster_down=True, quiet_end=True, slow_to_fail=True)
 
 
 class BandwidthFault(_WindowFault):
     """Traffic to the cluster is throttled."""
 
     kind: Literal["bandwidth"]
+    facts = FaultFacts("connections", takes_cluster_down=True)
     rate: Bandwidth
     """The bandwidth left, e.g. 64KB/s."""
 
@@ -119,6 +137,7 @@ class ResetFault(_Fault):
     """The cluster's connections are reset at `at` (once), or continuously for `for` when given."""
 
     kind: Literal["reset"]
+    facts = FaultFacts("connections", takes_cluster_down=True)
     cluster: ClusterName
     """The cluster whose connections are reset."""
     at: Duration
@@ -130,11 +149,16 @@ class ResetFault(_Fault):
     def end(self) -> float | None:
         return None if self.for_ is None else self.at.seconds + self.for_.seconds
 
+    @property
+    def target(self) -> str | None:
+        return str(self.cluster)
+
 
 class ReplicationCutFault(_Fault):
     """Geo-replication from one cluster to another is cut; clients are not affected."""
 
     kind: Literal["replication_cut"]
+    facts = FaultFacts("link")
     from_: ClusterName = Field(alias="from")
     """The cluster replicating."""
     to: ClusterName
@@ -148,6 +172,13 @@ class ReplicationCutFault(_Fault):
     def end(self) -> float | None:
         return self.at.seconds + self.for_.seconds
 
+    @property
+    def target(self) -> str | None:
+        return str(self.from_)
+
+    def label(self, index: int) -> str:
+        return f"#{index} replication_cut {self.from_}->{self.to}"
+
     @model_validator(mode="after")
     def _check(self) -> ReplicationCutFault:
         if self.from_ == self.to:
@@ -159,10 +190,18 @@ class OperatorSwitchFault(_Fault):
     """The operator switches the URL provider to another cluster (provider kind `controlled` only)."""
 
     kind: Literal["operator_switch"]
+    facts = FaultFacts("harness", instant=True, needs_provider=("controlled", "an operator switches the URL provider"))
     to: ClusterName
     """The cluster the URL provider serves from then on."""
     at: Duration
     """When the operator switches, from the start of the workload."""
+
+    @property
+    def target(self) -> str | None:
+        return str(self.to)
+
+    def label(self, index: int) -> str:
+        return f"#{index} operator_switch ->{self.to}"
 
 
 UrlProviderAnswer = Literal[
@@ -187,6 +226,7 @@ class UrlProviderFault(_Fault):
     """The URL provider answers badly for a while (provider kind `controlled` only): every poll gets `answer`."""
 
     kind: Literal["url_provider"]
+    facts = FaultFacts("harness", needs_provider=("controlled", "only ControlledClusterFailover polls a URL provider"))
     answer: UrlProviderAnswer
     """The kind of bad answer (docs/reliability/url-provider-answers.md shows what each one sends)."""
     at: Duration
@@ -198,22 +238,37 @@ class UrlProviderFault(_Fault):
     def end(self) -> float | None:
         return self.at.seconds + self.for_.seconds
 
+    @property
+    def target(self) -> str | None:
+        return None
+
+    def label(self, index: int) -> str:
+        return f"#{index} url_provider {self.answer}"
+
 
 class BrokerKillFault(_WindowFault):
     """One broker of a multi-broker cluster is killed (SIGKILL) and started again after `for`; its bundles move
     to the other brokers once its metadata session expires."""
 
     kind: Literal["broker_kill"]
+    facts = FaultFacts("processes", takes_cluster_down=True, on_brokers=True, restarts=True, proposal="PIP-7")
     broker: BrokerIndex
     """The broker's index in the cluster (0 to topology.brokers - 1)."""
+
+    def label(self, index: int) -> str:
+        return f"#{index} {self.kind} {self.cluster}/{self.broker}"
 
 
 class BrokerPauseFault(_WindowFault):
     """One broker of a multi-broker cluster is frozen (SIGSTOP) for `for`, then resumed."""
 
     kind: Literal["broker_pause"]
+    facts = FaultFacts("processes", takes_cluster_down=True, on_brokers=True, slow_to_fail=True, proposal="PIP-7")
     broker: BrokerIndex
     """The broker's index in the cluster (0 to topology.brokers - 1)."""
+
+    def label(self, index: int) -> str:
+        return f"#{index} {self.kind} {self.cluster}/{self.broker}"
 
 
 class DomainOutageFault(_WindowFault):
@@ -223,8 +278,12 @@ class DomainOutageFault(_WindowFault):
     what moves them to the surviving domains (a cut broker keeps them and its clients wait)."""
 
     kind: Literal["domain_outage"]
+    facts = FaultFacts("processes", takes_cluster_down=True, on_brokers=True, restarts=True, proposal="PIP-7")
     domain: DomainName
     """The domain, as declared in topology.failure_domains for the cluster."""
+
+    def label(self, index: int) -> str:
+        return f"#{index} domain_outage {self.cluster}/{self.domain}"
 
 
 #: The broker setting blue needs for a migration (Pulsar's default, 0, never runs the migration check).
@@ -237,6 +296,7 @@ class MigrateFault(_Fault):
     blue's backlog. The migration is not undone at a set time: it is rolled back when the scenario ends."""
 
     kind: Literal["migrate"]
+    facts = FaultFacts("harness", instant=True, proposal="PIP-188")
     from_: ClusterName = Field(alias="from")
     """The cluster clients leave ("blue"); it needs `clusterMigrationCheckDurationSeconds` > 0 in
     topology.broker_settings."""
@@ -250,15 +310,19 @@ class MigrateFault(_Fault):
     """Create the workload's subscriptions on `to` before the workload starts (at its earliest position), as
     `pulsar-ha migrate prepare` does; false shows what happens when an operator skips it."""
 
+    @property
+    def target(self) -> str | None:
+        return str(self.from_)
+
+    def label(self, index: int) -> str:
+        return f"#{index} migrate {self.from_}->{self.to}"
+
     @model_validator(mode="after")
     def _check(self) -> MigrateFault:
         if self.from_ == self.to:
             _raise_problems([(("to",), f"expected a cluster other than from ({self.from_!r}), found {self.to!r}")])
         return self
 
-
-#: Faults that strike some brokers of a cluster (the `reassigned` expectation is measured from them).
-BROKER_FAULT_KINDS = ("broker_kill", "broker_pause", "domain_outage")
 
 Fault = Annotated[
     OutageFault
@@ -280,122 +344,5 @@ Fault = Annotated[
 
 # The kinds, derived from the union (the one place each kind is declared), in its order.
 FAULT_KINDS: tuple[str, ...] = tuple(_kind_of(m) for m in _members(Fault))
-
-
-def fault_label(index: int, fault: Any) -> str:
-    """The label of the scenario's fault ``index``: the ``detail`` of its ``fault_start``/``fault_end`` events, by
-    which a history names its faults (e.g. ``#0 outage cluster-a``)."""
-    kind = fault.kind
-    if kind == "replication_cut":
-        return f"#{index} replication_cut {fault.from_}->{fault.to}"
-    if kind == "url_provider":
-        return f"#{index} url_provider {fault.answer}"
-    if kind == "operator_switch":
-        return f"#{index} operator_switch ->{fault.to}"
-    if kind == "migrate":
-        return f"#{index} migrate {fault.from_}->{fault.to}"
-    if kind in ("broker_kill", "broker_pause"):
-        return f"#{index} {kind} {fault.cluster}/{fault.broker}"
-    if kind == "domain_outage":
-        return f"#{index} domain_outage {fault.cluster}/{fault.domain}"
-    return f"#{index} {kind} {getattr(fault, 'cluster', None) or ''}".strip()
-
-
-# -- the rule ------------------------------------------------------------------------------------------------
-
-
-def check_faults(scenario: Scenario) -> list[tuple[Loc, str]]:
-    problems: list[tuple[Loc, str]] = []
-    total = scenario.workload.duration
-    for index, fault in enumerate(scenario.faults):
-        end = fault.end
-        if end is not None and end > total.seconds + _EPSILON:
-            for_ = getattr(fault, "for_", None)
-            problems.append(
-                (
-                    ("faults", index, "for"),
-                    f"the fault ends at {_seconds(end)} (at {fault.at} + for {for_}), after the end of the "
-                    f"workload (workload.duration {total}); shorten the fault or lengthen the workload",
-                )
-            )
-        elif end is None and fault.start >= total.seconds:
-            problems.append(
-                (
-                    ("faults", index, "at"),
-                    f"the fault happens at {fault.at}, not before the end of the workload (workload.duration {total})",
-                )
-            )
-        if isinstance(fault, OperatorSwitchFault) and scenario.provider.kind != "controlled":
-            problems.append(
-                (
-                    ("faults", index, "kind"),
-                    "operator_switch needs provider kind controlled (an operator switches the URL provider), "
-                    f"found provider kind {scenario.provider.kind}",
-                )
-            )
-        if isinstance(fault, BrokerKillFault | BrokerPauseFault | DomainOutageFault):
-            problems += _check_broker_fault(scenario, fault, ("faults", index))
-        if isinstance(fault, MigrateFault):
-            problems += _check_migrate(scenario, fault, ("faults", index))
-        if isinstance(fault, UrlProviderFault) and scenario.provider.kind != "controlled":
-            problems.append(
-                (
-                    ("faults", index, "kind"),
-                    "url_provider needs provider kind controlled (only ControlledClusterFailover polls a URL "
-                    f"provider), found provider kind {scenario.provider.kind}",
-                )
-            )
-    return problems
-
-
-def _check_migrate(scenario: Scenario, fault: MigrateFault, loc: Loc) -> list[tuple[Loc, str]]:
-    value = scenario.topology.broker_settings.get(fault.from_, {}).get(MIGRATION_CHECK_SETTING)
-    try:
-        seconds = float(value) if value is not None and not isinstance(value, bool) else 0.0
-    except ValueError:
-        seconds = 0.0
-    if seconds > 0:
-        return []
-    found = "not set (Pulsar's default 0 never runs the migration check)" if value is None else f"{value!r}"
-    return [
-        (
-            (*loc, "from"),
-            f"a migration from {fault.from_} needs its brokers to check for it: set "
-            f"topology.broker_settings.{fault.from_}.{MIGRATION_CHECK_SETTING} to a number of seconds > 0 "
-            f"(e.g. 1); found {found}",
-        )
-    ]
-
-
-def _check_broker_fault(
-    scenario: Scenario, fault: BrokerKillFault | BrokerPauseFault | DomainOutageFault, loc: Loc
-) -> list[tuple[Loc, str]]:
-    count = scenario.topology.brokers_of(fault.cluster)
-    if count is None or count < 2:
-        return [
-            (
-                (*loc, "cluster"),
-                f"{fault.kind} needs a cluster of several brokers; set topology.brokers for {fault.cluster} "
-                f"(found {count or 'the session default'})",
-            )
-        ]
-    if isinstance(fault, DomainOutageFault):
-        known = list(scenario.topology.failure_domains.get(fault.cluster, {}))
-        if fault.domain not in known:
-            listed = ", ".join(known) if known else "none (declare them in topology.failure_domains)"
-            return [
-                (
-                    (*loc, "domain"),
-                    f"unknown failure domain {fault.domain!r} of {fault.cluster}; declared: {listed}",
-                )
-            ]
-        return []
-    if fault.broker >= count:
-        return [
-            (
-                (*loc, "broker"),
-                f"broker index {fault.broker} is out of range: {fault.cluster} has {count} brokers "
-                f"(indexes 0 to {count - 1})",
-            )
-        ]
-    return []
+FAULT_CLASSES: dict[str, type[_Fault]] = {_kind_of(m): m for m in _members(Fault)}
+"""Fault kind (the YAML name) -> its class (and so its ``facts``)."""

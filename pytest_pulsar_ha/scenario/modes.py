@@ -13,7 +13,7 @@ from pydantic import (
     model_validator,
 )
 
-from pytest_pulsar_ha.spec.base import (
+from pytest_pulsar_ha.scenario.base import (
     Loc,
     _duplicates,
     _Model,
@@ -21,9 +21,10 @@ from pytest_pulsar_ha.spec.base import (
 )
 
 if TYPE_CHECKING:
-    from pytest_pulsar_ha.spec.scenario import Scenario
-from pytest_pulsar_ha.spec import expected_failure
-from pytest_pulsar_ha.spec.known_deadlocks import KNOWN_DEADLOCKS
+    from pytest_pulsar_ha.scenario.model import Scenario
+from pytest_pulsar_ha.scenario import expected_failure
+from pytest_pulsar_ha.scenario.expectations import EXPECTATION_CLASSES
+from pytest_pulsar_ha.scenario.known_deadlocks import KNOWN_DEADLOCKS
 
 # -- the scenario --------------------------------------------------------------------------------------------
 
@@ -126,8 +127,8 @@ ExpectFailures = Annotated[
 otherwise, with another figure)."""
 
 
-SOAK_EXPECTATIONS = ("no_loss", "ordering", "max_duplicates")
-"""What a soak may expect: the checks that read the whole history on Spark (not a list in memory)."""
+SOAK_KINDS = tuple(kind for kind, cls in EXPECTATION_CLASSES.items() if cls.facts.in_soak)
+"""What a soak may expect (the kinds whose facts say ``in_soak``)."""
 
 
 class Soak(_Model):
@@ -153,10 +154,10 @@ def check_soak(scenario: Scenario) -> list[tuple[Loc, str]]:
         (
             ("expect", index, expectation.kind),
             f"a soak judges its history on Spark only; {expectation.kind} reads it in memory "
-            f"(a soak may expect: {', '.join(SOAK_EXPECTATIONS)}; measure windows in a scenario without soak)",
+            f"(a soak may expect: {', '.join(SOAK_KINDS)}; measure windows in a scenario without soak)",
         )
         for index, expectation in enumerate(scenario.expect)
-        if expectation.kind not in SOAK_EXPECTATIONS
+        if not expectation.facts.in_soak
     ]
     if scenario.workload.metadata is not None:
         problems.append((("workload", "metadata"), "a soak runs no metadata writes (they are judged in memory)"))

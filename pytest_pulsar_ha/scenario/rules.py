@@ -1,5 +1,5 @@
 """The cross-field rules of a scenario, in the order they run: each reads several parts of a
-:class:`~pytest_pulsar_ha.spec.scenario.Scenario` and lives beside the types it reads. A new feature adds its rule
+:class:`~pytest_pulsar_ha.scenario.model.Scenario` and lives beside the types it reads. A new feature adds its rule
 to its own module and one line here; the scenario's validator runs them all and reports every problem at once."""
 
 from __future__ import annotations
@@ -7,16 +7,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from pytest_pulsar_ha.spec.base import Loc
-from pytest_pulsar_ha.spec.expectations import check_expectations, check_metadata
-from pytest_pulsar_ha.spec.faults import check_faults
-from pytest_pulsar_ha.spec.generate import check_generate
-from pytest_pulsar_ha.spec.modes import check_expect_failure, check_soak
-from pytest_pulsar_ha.spec.providers import check_client
-from pytest_pulsar_ha.spec.topology import check_clusters
+from pytest_pulsar_ha.scenario.base import Loc
+from pytest_pulsar_ha.scenario.expectation_rules import check_expectations, check_metadata
+from pytest_pulsar_ha.scenario.fault_rules import check_faults
+from pytest_pulsar_ha.scenario.generate import check_generate
+from pytest_pulsar_ha.scenario.modes import check_expect_failure, check_soak
+from pytest_pulsar_ha.scenario.providers import check_client
+from pytest_pulsar_ha.scenario.topology import check_clusters
 
 if TYPE_CHECKING:
-    from pytest_pulsar_ha.spec.scenario import Scenario
+    from pytest_pulsar_ha.scenario.model import Scenario
 
 Rule = Callable[["Scenario"], list[tuple[Loc, str]]]
 

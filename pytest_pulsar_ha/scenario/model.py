@@ -1,7 +1,7 @@
 """One chaos scenario: one entry of a `*.pulsar-ha.yaml` file, validated.
 
 Its parts are typed in their own modules (topology, providers, workload, faults, expectations, modes, generate);
-the checks that read several parts are the rules of :mod:`pytest_pulsar_ha.spec.rules`, run in their order once
+the checks that read several parts are the rules of :mod:`pytest_pulsar_ha.scenario.rules`, run in their order once
 every part is valid, every problem reported at once with its location.
 """
 
@@ -11,15 +11,16 @@ from collections.abc import Iterator
 
 from pydantic import Field, model_validator
 
-from pytest_pulsar_ha.spec.base import Loc, MarkName, ScenarioName, Seed, _Model, _raise_problems
-from pytest_pulsar_ha.spec.expectations import Expectation, PlacementSpec, placement_cluster
-from pytest_pulsar_ha.spec.faults import Fault
-from pytest_pulsar_ha.spec.generate import FaultSpace
-from pytest_pulsar_ha.spec.modes import ExpectFailure, ExpectFailures, Soak
-from pytest_pulsar_ha.spec.providers import Client, NoProvider, Provider, PythonClient
-from pytest_pulsar_ha.spec.rules import RULES
-from pytest_pulsar_ha.spec.topology import Topology
-from pytest_pulsar_ha.spec.workload import Workload
+from pytest_pulsar_ha.scenario.base import Loc, MarkName, ScenarioName, Seed, _Model, _raise_problems
+from pytest_pulsar_ha.scenario.expectation_rules import placement_cluster
+from pytest_pulsar_ha.scenario.expectations import Expectation, PlacementSpec
+from pytest_pulsar_ha.scenario.faults import Fault
+from pytest_pulsar_ha.scenario.generate import FaultSpace
+from pytest_pulsar_ha.scenario.modes import ExpectFailure, ExpectFailures, Soak
+from pytest_pulsar_ha.scenario.providers import Client, NoProvider, Provider, PythonClient
+from pytest_pulsar_ha.scenario.rules import RULES
+from pytest_pulsar_ha.scenario.topology import Topology
+from pytest_pulsar_ha.scenario.workload import Workload
 
 
 class Scenario(_Model):

@@ -21,15 +21,13 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, Strict, TypeAdapter, model_validator
 
-from pytest_pulsar_ha.spec.base import ClusterName, Loc, Window, _check_window, _duplicates, _Model, _raise_problems
-from pytest_pulsar_ha.spec.faults import Fault
-from pytest_pulsar_ha.spec.quantities import Duration
+from pytest_pulsar_ha.scenario.base import ClusterName, Loc, Window, _check_window, _duplicates, _Model, _raise_problems
+from pytest_pulsar_ha.scenario.faults import FAULT_CLASSES, Fault
+from pytest_pulsar_ha.scenario.quantities import Duration
 
 if TYPE_CHECKING:
-    from pytest_pulsar_ha.spec.scenario import Scenario
+    from pytest_pulsar_ha.scenario.model import Scenario
 
-CLUSTER_KINDS = ("outage", "kill", "pause", "latency")
-"""kinds that hit one cluster (a replication cut hits a link: both clusters stay available)"""
 _ATTEMPTS = 2000
 _FAULT = TypeAdapter(Fault)
 
@@ -96,12 +94,13 @@ def space_problems(space: FaultSpace, scenario: Scenario) -> list[tuple[Loc, str
         return [(("clusters",), "name the clusters faults may hit: generate.clusters or topology.clusters")]
     if "replication_cut" in space.kinds and len(clusters) < 2:
         problems.append((("kinds",), "replication_cut needs two clusters to cut a link between"))
-    hits = any(kind in CLUSTER_KINDS for kind in space.kinds)
+    down = [kind for kind in space.kinds if FAULT_CLASSES[kind].facts.takes_cluster_down]
+    hits = bool(down)
     if hits and len(clusters) < 2 and not space.all_clusters_at_once:
         problems.append(
             (
                 ("all_clusters_at_once",),
-                f"with one cluster every {'/'.join(k for k in space.kinds if k in CLUSTER_KINDS)} fault hits all "
+                f"with one cluster every {'/'.join(down)} fault hits all "
                 "clusters: add clusters or set all_clusters_at_once: true",
             )
         )
@@ -145,8 +144,8 @@ def _fault(rng: random.Random, space: FaultSpace, clusters: Sequence[str], at: f
 
 def hit(fault: Any) -> set[str]:
     """The clusters a fault makes unavailable (a replication cut: none)."""
-    cluster = getattr(fault, "cluster", None)
-    return {cluster} if fault.kind in CLUSTER_KINDS and cluster else set()
+    cluster = fault.target
+    return {cluster} if fault.facts.takes_cluster_down and cluster else set()
 
 
 def _serial(rng: random.Random, space: FaultSpace, clusters: Sequence[str], begin: float, end: float) -> list[Any]:

@@ -1,0 +1,50 @@
+"""What a failed real-cluster test reports beside its traceback: the ERROR/WARN lines the Pulsar processes and the
+workload's client logged while it ran, and the JVM pauses that ended meanwhile (in its report section, and once
+more, for every failed test, in the terminal summary)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pytest_pulsar_ha.pytest.keys import FAILURE_LOGS_KEY, SETUP_START_KEY
+
+
+def _environment_dirs(config: pytest.Config) -> list[Path]:
+    """The work directories of this session's environments (each has a ``toxiproxy.log``)."""
+    factory = getattr(config, "_tmp_path_factory", None)  # pytest's own, set by its tmpdir plugin
+    if factory is None:
+        return []
+    base = Path(factory.getbasetemp())
+    return sorted(d for d in base.iterdir() if not d.is_symlink() and (d / "toxiproxy.log").is_file())
+
+
+def attach_failure_logs(item: pytest.Item, report: pytest.TestReport) -> None:
+    """A failed real-cluster test carries what the Pulsar processes and the workload's client logged while it ran
+    (ERROR/WARN lines) and the JVM pauses of 0.1 s or more that ended meanwhile."""
+    if report.when == "setup":
+        item.stash[SETUP_START_KEY] = report.start
+    real = item.get_closest_marker("real_clusters") is not None or hasattr(item, "environment_specs")
+    if report.failed and real and not hasattr(report, "wasxfail"):
+        from pytest_pulsar_ha.runtime.failure_logs import excerpts
+        from pytest_pulsar_ha.runtime.jvm_pauses import pause_lines
+
+        start = item.stash.get(SETUP_START_KEY, report.start)
+        roots = _environment_dirs(item.config)
+        lines = [line for part in excerpts(roots, start, report.stop) for line in part.lines()]
+        lines += pause_lines(roots, start, report.stop)
+        if lines:
+            report.sections.append(("pulsar-ha: what the brokers logged during the test", "\n".join(lines)))
+            item.config.stash.setdefault(FAILURE_LOGS_KEY, []).append((item.nodeid, lines))
+
+
+def write_failure_logs(terminalreporter: pytest.TerminalReporter, limit: int = 12) -> None:
+    failures = terminalreporter.config.stash.get(FAILURE_LOGS_KEY, [])
+    if not failures:
+        return
+    terminalreporter.section("pulsar-ha: broker logs of the failed tests")
+    for nodeid, lines in failures:
+        terminalreporter.write_line(nodeid)
+        for line in lines[:limit]:
+            terminalreporter.write_line(f"  {line}")
