@@ -65,7 +65,7 @@ def test_a_shipped_scenario_passes_on_hand_started_clusters_and_a_kill_is_skippe
     assert (
         "fault kind kill acts on the cluster's processes, which the harness does not run on the external backend" in out
     )
-    assert "an outage with replication: true (the default) cuts replication links too" in out
+    assert "fault kind outage with replication: true (the default) cuts replication links too" in out
     verdict = json.loads((evidence / "hung-primary" / "verdict.json").read_text())
     assert verdict["outcome"] == "passed", verdict
     checks = {c["name"]: c for c in verdict["checks"]}
