@@ -4,9 +4,15 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTEST_ARGS ?=
 
-.PHONY: setup provision demo scenarios smoke test lint docs unit bench reap multi-broker migration-chaos nightly soak side-by-side matrix mutate
+.PHONY: setup chromium provision demo scenarios smoke test lint docs unit bench reap multi-broker migration-chaos nightly soak side-by-side matrix mutate
 
-setup: $(VENV)/.installed provision
+setup: $(VENV)/.installed provision chromium
+
+# The report tests open the pages in Debian's Chromium (driven by Playwright): installed when missing.
+chromium:
+	@command -v chromium >/dev/null || { if [ "$$(id -u)" = 0 ]; then echo "installing chromium with apt-get"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+		else echo "the report tests need Debian's chromium: sudo apt-get install chromium" >&2; exit 1; fi; }
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -121,7 +127,7 @@ mutate: setup
 		-m "not (unsettled or wedges_client or nightly_demo or soak or spark_cluster)" $(PYTEST_ARGS)
 
 # Everything that needs no cluster (the plugin marks every test that asks for one `real_clusters`).
-unit: $(VENV)/.installed
+unit: $(VENV)/.installed chromium
 	$(PY) -m pytest -m "not real_clusters" --ignore=scenarios/multi-broker $(PYTEST_ARGS)
 
 bench: setup

@@ -5,9 +5,10 @@ offline (inline SVG, a few lines of JavaScript, no library, no network).
 * faults are shaded bands on every lane they name (all lanes for a fault of no one cluster), switches and failed
   switches vertical lines, probes that failed small marks; each timing verdict's window is drawn on the lane of
   its target cluster with the measured point (green inside, red outside);
-* hovering any of them shows what it is (its ``<title>``); the wheel zooms the time axis, dragging pans it, and a
-  double click resets it;
-* the verdict and the facts are beside the timeline; the history itself (every event) is a link away.
+* hovering any of them shows what it is (its ``<title>``, also written under the timeline); the wheel zooms the
+  time axis, dragging pans it, and a double click resets it;
+* the verdict (failures first) and the facts are beside the timeline; the history itself (every event) is a link
+  away.
 
 Rates are counted in :data:`BIN_S` bins, so a history of a million events draws in a few thousand points.
 """
@@ -49,7 +50,9 @@ var d=null;s.addEventListener('mousedown',function(e){d=[e.clientX,v[0],v[1]];})
 window.addEventListener('mouseup',function(){d=null;});
 s.addEventListener('mousemove',function(e){if(!d)return;var r=s.getBoundingClientRect(),
 dx=(e.clientX-d[0])/r.width*(d[2]-d[1]),a=Math.max(0,Math.min(w-(d[2]-d[1]),d[1]-dx));v=[a,a+(d[2]-d[1])];show();});
-s.addEventListener('dblclick',function(){v=[0,w];show();});})();</script>"""
+s.addEventListener('dblclick',function(){v=[0,w];show();});
+var h=document.getElementById('hover');s.addEventListener('mouseover',function(e){var t=e.target.querySelector?
+e.target.querySelector(':scope>title'):null;if(t)h.textContent=t.textContent;});})();</script>"""
 
 
 def _lanes(events: Sequence[Event]) -> list[str]:
@@ -177,7 +180,7 @@ def render_run_page(
     verdict = "".join(
         f"<tr><td>{'ok' if c.ok else 'FAILED'}</td><td>{html.escape(c.name)}</td><td>{html.escape(c.measured)}</td>"
         f"<td>{html.escape(c.expected)}</td></tr>"
-        for c in checks
+        for c in sorted(checks, key=lambda c: c.ok)
     )
     fact_rows = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in facts.items())
     page = (
@@ -188,6 +191,7 @@ def render_run_page(
         f"is. Every event: <a href='{html.escape(history_link)}'>{html.escape(history_link)}</a>.</p>"
         f"<svg id='timeline' xmlns='http://www.w3.org/2000/svg' width='{WIDTH}' height='{height}' "
         f"viewBox='0 0 {WIDTH} {height}' preserveAspectRatio='none'>{''.join(parts)}</svg>"
+        "<p id='hover' aria-live='polite'>Hover a mark to see what it is.</p>"
         f"<h2>Verdict</h2><table>{verdict}</table><h2>Facts</h2><table>{fact_rows}</table>"
         + SCRIPT % {"w": WIDTH}
         + "</body></html>\n"
