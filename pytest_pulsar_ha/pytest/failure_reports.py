@@ -48,3 +48,21 @@ def write_failure_logs(terminalreporter: pytest.TerminalReporter, limit: int = 1
         terminalreporter.write_line(nodeid)
         for line in lines[:limit]:
             terminalreporter.write_line(f"  {line}")
+
+
+RUN_PAGE_PROPERTY = "pulsar_ha_run_page"
+
+
+def link_run_page_in_html_report(item: pytest.Item, report: pytest.TestReport) -> None:
+    """With pytest-html active, a scenario test's row links its run page (``extras``), as its JUnit record does
+    (the ``pulsar_ha_run_page`` property)."""
+    if report.when != "call" or not item.config.pluginmanager.hasplugin("html"):
+        return
+    page = next((str(value) for key, value in item.user_properties if key == RUN_PAGE_PROPERTY), None)
+    if page is None:
+        return
+    import pytest_html  # pytest-html ships no types
+
+    extras = list(getattr(report, "extras", []))
+    extras.append(pytest_html.extras.url(Path(page).resolve().as_uri(), name="run page"))
+    report.extras = extras  # type: ignore[attr-defined]

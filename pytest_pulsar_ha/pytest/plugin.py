@@ -18,7 +18,11 @@ import pytest
 
 from pytest_pulsar_ha.errors import ConfigurationError
 from pytest_pulsar_ha.pytest import mutation
-from pytest_pulsar_ha.pytest.failure_reports import attach_failure_logs, write_failure_logs
+from pytest_pulsar_ha.pytest.failure_reports import (
+    attach_failure_logs,
+    link_run_page_in_html_report,
+    write_failure_logs,
+)
 from pytest_pulsar_ha.pytest.keys import (
     ENV_KEY,
     MARKED_ENV_KEY,
@@ -328,6 +332,7 @@ def pytest_runtest_makereport(
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
     attach_failure_logs(item, report)
+    link_run_page_in_html_report(item, report)
     return report
 
 

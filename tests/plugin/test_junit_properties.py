@@ -1,4 +1,5 @@
-"""A scenario test's JUnit record links its evidence (run page, report, verdict), where CI shows properties."""
+"""A scenario test's JUnit record links its evidence (run page, report, verdict), where CI shows properties; with
+pytest-html, its row in the HTML report links the run page."""
 
 from __future__ import annotations
 
@@ -39,3 +40,13 @@ def test_the_junit_record_carries_the_run_page_and_verdict(pytester: pytest.Pyte
     assert properties["pulsar_ha_run_page"].endswith("linked/run.html")
     assert properties["pulsar_ha_verdict"].endswith("linked/verdict.json")
     assert "pulsar_ha_report" not in properties  # only what the run wrote
+
+
+def test_the_pytest_html_report_links_the_run_page(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(CONFTEST)
+    (pytester.path / "linked.pulsar-ha.yaml").write_text(SCENARIO)
+    report = pytester.path / "report.html"
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", f"--html={report}", "--self-contained-html")
+    result.assert_outcomes(passed=1)
+    page = report.read_text()
+    assert "run page" in page and "linked/run.html" in page
