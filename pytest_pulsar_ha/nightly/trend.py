@@ -1,8 +1,8 @@
 """The trend across nights, from a results directory that accumulates them: pass rate per test, the
 distribution of each figure (p50 / p95 / max) per night, flaky tests (passing and failing with different
 seeds) with the commands that replay their failures, and regressions (a figure or the pass rate that got worse
-in the latest night than in the nights before). Written as ``trend.json`` and a static ``trend.html`` with
-plots (matplotlib, Agg), next to the nights.
+in the latest night than in the nights before). Written as ``trend.json`` and a static ``trend.html`` (in the
+index page's style, with its filter and a pass-rate bar per test) with plots (matplotlib, Agg), next to the nights.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_pulsar_ha.nightly.records import FIGURES, RoundRecord, load_rounds
+from pytest_pulsar_ha.report.index import FILTER, STYLE
 
 FAILING = ("failed", "error")
 NOISE = {"switch_s": 0.3, "switch_back_s": 0.3, "rto_s": 0.3, "duplicates": 10.0, "stranded": 5.0}
@@ -227,6 +228,15 @@ def _plots(trend: Trend, out: Path) -> list[str]:
     return names
 
 
+def _rate_bar(rate: float, width: int = 100) -> str:
+    """The pass rate as a bar (green passed, red the rest), as the index page draws a verdict against its window."""
+    done = round(rate * width)
+    return (
+        f"<svg class='bar' width='{width}' height='10' role='img' aria-label='pass rate {rate:.0%}'>"
+        f"<rect width='{width}' height='10' fill='#fdd'/><rect width='{done}' height='10' fill='#4c9a2a'/></svg>"
+    )
+
+
 def _html(trend: Trend, plots: Sequence[str]) -> str:
     e = html.escape
     rows = []
@@ -237,9 +247,11 @@ def _html(trend: Trend, plots: Sequence[str]) -> str:
             for name in FIGURES
             if (d := latest.get(name))
         )
+        outcome = "failed" if t.failed else "passed"
         rows.append(
-            f"<tr><td>{e(t.test)}</td><td>{t.runs}</td><td>{t.passed}</td><td>{t.failed}</td>"
-            f"<td>{t.expected_failures}</td><td>{t.xpassed}</td><td>{t.pass_rate:.0%}</td><td>{e(figures)}</td></tr>"
+            f"<tr class='run {outcome}' data-outcome='{outcome}'><td>{e(t.test)}</td><td>{t.pass_rate:.0%} "
+            f"{_rate_bar(t.pass_rate)}</td><td>{t.runs}</td><td>{t.passed}</td><td>{t.failed}</td>"
+            f"<td>{t.expected_failures}</td><td>{t.xpassed}</td><td>{e(figures)}</td></tr>"
         )
     flaky = "".join(
         f"<li><b>{e(f['test'])}</b>: passed {f['passed']}, failed {f['failed']}<br>"
@@ -251,16 +263,16 @@ def _html(trend: Trend, plots: Sequence[str]) -> str:
     unseen_items = "".join(f"<li>{e(u)}</li>" for u in trend.unseen)
     images = "".join(f'<p><img src="{e(p)}" alt="{e(p)}"></p>' for p in plots)
     return f"""<!doctype html><html><head><meta charset="utf-8"><title>pulsar-ha nightly trend</title>
-<style>body{{font-family:sans-serif;margin:2em}}td,th{{padding:2px 8px;border-bottom:1px solid #ddd}}
-.bad{{color:#b00}}</style></head><body>
+<style>{STYLE} .bad{{color:#b00}}</style></head><body>
 <h1>Nightly trend</h1>
 <p>{len(trend.nights)} night(s), {trend.rounds} round(s): {e(", ".join(trend.nights))}</p>
 <h2 class="bad">Regressions ({len(trend.regressions)})</h2><ul>{regressions or "<li>none</li>"}</ul>
 <h2>Flaky ({len(trend.flaky)})</h2><ul>{flaky or "<li>none</li>"}</ul>
 <h2 class="bad">Expected failures not seen in {UNSEEN_AFTER}+ runs ({len(trend.unseen)})</h2>
 <ul>{unseen_items or "<li>none</li>"}</ul>
-<h2>Per test</h2><table><tr><th>test</th><th>runs</th><th>passed</th><th>failed</th><th>XFAIL</th><th>XPASS</th>
-<th>pass rate</th><th>figures, latest night</th></tr>{"".join(rows)}</table>
+<h2>Per test</h2>{FILTER.format(options="<option>failed</option><option>passed</option>")}
+<table><tr><th>test</th><th>pass rate</th><th>runs</th><th>passed</th><th>failed</th><th>XFAIL</th><th>XPASS</th>
+<th>figures, latest night</th></tr>{"".join(rows)}</table>
 {images}
 </body></html>
 """

@@ -125,6 +125,8 @@ def test_the_trend_page_has_its_tables_and_plots(tmp_path: Path) -> None:
     page = write_trend(tmp_path)
     text = page.read_text()
     assert "Flaky (1)" in text and FLAKY in text and "Regressions (1)" in text
+    assert "<tr class='run failed' data-outcome='failed'>" in text and "aria-label='pass rate " in text
+    assert "document.getElementById('text').oninput=f" in text  # the index page's filter
     assert (tmp_path / "pass-rate.png").stat().st_size > 1000 and (tmp_path / "switch_s.png").exists()
     data = json.loads((tmp_path / "trend.json").read_text())
     assert len(data["nights"]) == 2 and data["rounds"] == 6
