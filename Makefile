@@ -4,15 +4,21 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTEST_ARGS ?=
 
-.PHONY: setup chromium provision demo scenarios smoke test lint docs unit bench reap multi-broker migration-chaos nightly soak side-by-side matrix mutate
+.PHONY: setup chromium faketime provision demo scenarios smoke test lint docs unit bench reap multi-broker migration-chaos nightly soak side-by-side matrix mutate
 
-setup: $(VENV)/.installed provision chromium
+setup: $(VENV)/.installed provision chromium faketime
 
 # The report tests open the pages in Debian's Chromium (driven by Playwright): installed when missing.
 chromium:
 	@command -v chromium >/dev/null || { if [ "$$(id -u)" = 0 ]; then echo "installing chromium with apt-get"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
 		else echo "the report tests need Debian's chromium: sudo apt-get install chromium" >&2; exit 1; fi; }
+
+# The clusters' processes read their wall clock through libfaketime (the clock_skew fault moves it).
+faketime:
+	@dpkg -s libfaketime >/dev/null 2>&1 || { if [ "$$(id -u)" = 0 ]; then echo "installing libfaketime with apt-get"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libfaketime; \
+		else echo "clock_skew scenarios need libfaketime: sudo apt-get install libfaketime" >&2; exit 1; fi; }
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)

@@ -191,7 +191,7 @@ def main() -> None:
         "--docker",
         default="",
         metavar="IMAGE",
-        help="docker backend rows on this image (e.g. pytest-pulsar-ha/pulsar:4.0.8)",
+        help="docker backend rows on this image (e.g. pytest-pulsar-ha/pulsar:4.2.4-r2)",
     )
     args = parser.parse_args()
     if args.multi_only:

@@ -2,9 +2,10 @@
 
 Users with a registry run the docker backend on the official ``apachepulsar/pulsar:<version>`` image and never
 need this. Without one (this project's CI), :func:`ensure_local_pulsar_image` builds
-``pytest-pulsar-ha/pulsar:<version>``: a minimal Debian root file system made with ``debootstrap`` (with a Java 17
-runtime), the Pulsar distribution the project already fetches copied to ``/pulsar``, ``PULSAR_HOME=/pulsar``,
-``docker import``-ed under that tag. The tag is the cache: an image that is already there is not built again.
+``pytest-pulsar-ha/pulsar:<version>-r2``: a minimal Debian root file system made with ``debootstrap`` (with a Java 17
+runtime and libfaketime), the Pulsar distribution the project already fetches copied to ``/pulsar``,
+``PULSAR_HOME=/pulsar``, ``docker import``-ed under that tag. The tag is the cache: an image
+that is already there is not built again.
 :func:`ensure_local_toxiproxy_image` does the same for toxiproxy (the binary at ``/toxiproxy``, as in the official
 ``ghcr.io/shopify/toxiproxy`` image, with the shared libraries it links).
 
@@ -43,10 +44,14 @@ def default_image(version: str) -> str:
     return OFFICIAL_IMAGE.format(version=version)
 
 
-LOCAL_PULSAR_IMAGE = "pytest-pulsar-ha/pulsar:{version}"
+LOCAL_PULSAR_IMAGE = "pytest-pulsar-ha/pulsar:{version}-r2"
+"""The tag of a local Pulsar image; its ``-rN`` suffix is bumped whenever what the image holds changes, so that an
+image built before is not taken for the new one (r2: libfaketime, for clocks a fault moves)."""
 LOCAL_TOXIPROXY_IMAGE = "pytest-pulsar-ha/toxiproxy:{version}"
 SUITE = "bookworm"
-PACKAGES = ("openjdk-17-jre-headless", "procps")
+PACKAGES = ("openjdk-17-jre-headless", "procps", "libfaketime")
+"""Java for Pulsar, ``ps`` for its scripts, libfaketime for the cluster's clock
+(:mod:`pytest_pulsar_ha.runtime.nodes.cluster_clock`: at the same path as on a Debian host)."""
 SOURCES = (Path("/etc/apt/sources.list"), Path("/etc/apt/sources.list.d"))
 
 

@@ -10,6 +10,7 @@ from pytest_pulsar_ha.admin.failover import FailoverAdminClient
 from pytest_pulsar_ha.network.layout import BrokerRoute, ProxyLayout
 from pytest_pulsar_ha.network.proxies import ProxyNetwork
 from pytest_pulsar_ha.runtime.backend_protocol import BrokerControl, ClusterNode, ProcessControl
+from pytest_pulsar_ha.runtime.nodes.cluster_clock import ClusterClock
 
 
 class CrashAndFreeze:
@@ -179,6 +180,13 @@ class Cluster(CrashAndFreeze):
         standalone: :mod:`pytest_pulsar_ha.runtime.nodes.ledger_ids`); None where Pulsar numbers them."""
         bits = getattr(self.node, "ledger_id_high_bits", None)
         return bits if isinstance(bits, int) else None
+
+    @property
+    def clock(self) -> ClusterClock | None:
+        """The cluster's wall clock, where its backend runs its processes on one a fault can move (embedded,
+        docker: :mod:`pytest_pulsar_ha.runtime.nodes.cluster_clock`); None where it does not (external)."""
+        clock = getattr(self.node, "clock", None)
+        return clock if isinstance(clock, ClusterClock) else None
 
     @property
     def direct_service_url(self) -> str:

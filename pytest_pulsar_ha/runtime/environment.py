@@ -166,7 +166,11 @@ class PulsarHaEnvironment:
             log = pulsar.FileLogger(pulsar.LoggerLevel.Warn, str(self.work_dir / "reference-sync.log"))
             client = pulsar.Client(cluster.direct_service_url, logger=log, **options)
             documents = ClusterDocuments(AdminClient(cluster.direct_admin_url, 10.0, cluster.token), [GEO_TENANT])
-            return ReferenceSynchronizer(name, documents, client, self.work_dir / name / "reference-sync.json")
+            state = self.work_dir / name / "reference-sync.json"
+            clock = cluster.clock  # the synchronizer runs beside the cluster: on its clock
+            if clock is None:
+                return ReferenceSynchronizer(name, documents, client, state)
+            return ReferenceSynchronizer(name, documents, client, state, clock_ms=clock.now_ms)
 
         return SynchronizerService(name, build)
 

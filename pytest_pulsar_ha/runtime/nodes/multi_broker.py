@@ -20,6 +20,7 @@ from pytest_pulsar_ha.process.ports import LOOPBACK, free_ports
 from pytest_pulsar_ha.process.processes import ManagedProcess
 from pytest_pulsar_ha.process.readiness import AllOf, HttpWait, WaitStrategy, ZooKeeperWait, json_contains
 from pytest_pulsar_ha.runtime.nodes.broker_config import write_config
+from pytest_pulsar_ha.runtime.nodes.cluster_clock import ClusterClock
 from pytest_pulsar_ha.runtime.nodes.common import EmbeddedOptions, new_cluster_key
 from pytest_pulsar_ha.runtime.nodes.multi_broker_config import (
     BOOKIE_MEM,
@@ -96,7 +97,7 @@ class ZooKeeperService(Service):
             log_path=base / "logs" / "stdout.log",
             registry=options.registry,
             env={
-                **java_env(dist.java.parent.parent, base / "logs", "zookeeper.log"),
+                **java_env(dist.java.parent.parent, base.parent, base / "logs", "zookeeper.log"),
                 "PULSAR_ZK_CONF": str(conf),
                 "PULSAR_MEM": ZOOKEEPER_MEM,
             },
@@ -127,7 +128,7 @@ class BookieService(Service):
             log_path=base / "logs" / "stdout.log",
             registry=options.registry,
             env={
-                **java_env(dist.java.parent.parent, base / "logs", "bookkeeper.log"),
+                **java_env(dist.java.parent.parent, base.parent, base / "logs", "bookkeeper.log"),
                 "PULSAR_BOOKKEEPER_CONF": str(conf),
                 "BOOKIE_MEM": BOOKIE_MEM,
             },
@@ -170,7 +171,7 @@ class BrokerService(Service):
             log_path=base / "logs" / "stdout.log",
             registry=options.registry,
             env={
-                **java_env(dist.java.parent.parent, base / "logs", "broker.log"),
+                **java_env(dist.java.parent.parent, base.parent, base / "logs", "broker.log"),
                 "PULSAR_BROKER_CONF": str(conf),
                 "PULSAR_MEM": f"-Xms128m -Xmx{options.heap} -XX:MaxDirectMemorySize={BROKER_DIRECT_MEMORY}",
             },
@@ -215,6 +216,7 @@ class MultiBrokerNode:
         self.spec = spec
         self.options = options
         self.dir = options.work_dir / spec.name
+        self.clock = ClusterClock(self.dir)
         zk, bk, bk_http, bk_metrics = free_ports(4)
         self.ports = ServicePorts(zookeeper=zk, bookie=bk, bookie_http=bk_http, bookie_metrics=bk_metrics)
         self.token: str | None = None
@@ -284,7 +286,7 @@ class MultiBrokerNode:
             cwd=self.dir,
             log_path=logs / "stdout.log",
             registry=self.options.registry,
-            env={**java_env(dist.java.parent.parent, logs, "initialize.log"), "PULSAR_MEM": TOOL_MEM},
+            env={**java_env(dist.java.parent.parent, self.dir, logs, "initialize.log"), "PULSAR_MEM": TOOL_MEM},
         )
         tool.run_to_completion(
             timeout=self.options.startup_timeout,

@@ -14,6 +14,7 @@ from pathlib import Path
 from pytest_pulsar_ha.network.listeners import INTERNAL_LISTENER, ListenerPlan
 from pytest_pulsar_ha.process.ports import LOOPBACK
 from pytest_pulsar_ha.runtime.jvm_pauses import pause_log_option
+from pytest_pulsar_ha.runtime.nodes.cluster_clock import ClusterClock
 from pytest_pulsar_ha.settings.clusters import ClusterSpec
 
 ZOOKEEPER_MEM = "-Xms32m -Xmx128m"
@@ -130,8 +131,9 @@ def broker_settings(
     return settings
 
 
-def java_env(java_home: Path, log_dir: Path, log_file: str) -> dict[str, str]:
-    """Environment every process of a multi-broker cluster shares (Java, where its log goes)."""
+def java_env(java_home: Path, cluster_dir: Path, log_dir: Path, log_file: str) -> dict[str, str]:
+    """Environment every process of a multi-broker cluster shares (Java, where its log goes, the cluster's
+    clock)."""
     return {
         "JAVA_HOME": str(java_home),
         "PULSAR_LOG_DIR": str(log_dir),
@@ -140,4 +142,5 @@ def java_env(java_home: Path, log_dir: Path, log_file: str) -> dict[str, str]:
         "BOOKIE_GC": GC,
         "PULSAR_EXTRA_OPTS": pause_log_option(log_dir),
         "BOOKIE_EXTRA_OPTS": pause_log_option(log_dir),
+        **ClusterClock(cluster_dir).env(),
     }

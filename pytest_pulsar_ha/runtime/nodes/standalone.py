@@ -13,6 +13,7 @@ from pytest_pulsar_ha.process.ports import LOOPBACK
 from pytest_pulsar_ha.process.readiness import AllOf, HttpWait, WaitStrategy, json_contains
 from pytest_pulsar_ha.runtime.jvm_pauses import pause_log_option
 from pytest_pulsar_ha.runtime.nodes.broker_config import write_config
+from pytest_pulsar_ha.runtime.nodes.cluster_clock import ClusterClock
 from pytest_pulsar_ha.runtime.nodes.common import (
     ADMIN_ROLE,
     DEFAULT_DIRECT_MEMORY,
@@ -80,6 +81,7 @@ class StandaloneNode:
         self.plan = plan
         self.options = options
         self.dir = options.work_dir / spec.name
+        self.clock = ClusterClock(self.dir)
         dist = options.distribution
         conf = self.dir / "conf" / "standalone.conf"
         self.token: str | None = None
@@ -114,6 +116,7 @@ class StandaloneNode:
                 "PULSAR_MEM": (f"-Xms128m -Xmx{options.heap} -XX:MaxDirectMemorySize={options.direct_memory}"),
                 "PULSAR_GC": "-XX:+UseG1GC -XX:MaxGCPauseMillis=10",
                 "PULSAR_EXTRA_OPTS": pause_log_option(self.dir / "logs"),
+                **self.clock.env(),
             },
         )
 
