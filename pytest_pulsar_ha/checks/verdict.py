@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pytest_pulsar_ha.checks import messages, metadata, migration, placement, timing  # noqa: F401  (they register their checkers)
+from pytest_pulsar_ha.checks import messages, metadata, metadata_order, migration, placement, timing  # noqa: F401  (they register their checkers)
 from pytest_pulsar_ha.checks.registry import CHECKERS, CheckContext
 from pytest_pulsar_ha.checks.result import CheckResult
 from pytest_pulsar_ha.history import Event

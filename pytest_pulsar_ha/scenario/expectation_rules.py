@@ -11,6 +11,7 @@ from pytest_pulsar_ha.scenario.expectations import (
     DrainedBeforeRedirectExpectation,
     DrainedSpec,
     LastWriterWinsExpectation,
+    LatestWriteKeptExpectation,
     OrderingExpectation,
     PlacementExpectation,
     PlacementSpec,
@@ -24,6 +25,9 @@ from pytest_pulsar_ha.scenario.expectations import (
     SwitchSpec,
 )
 from pytest_pulsar_ha.scenario.faults import FAULT_CLASSES, MigrateFault
+
+METADATA_EXPECTATIONS = (ConvergedExpectation, LastWriterWinsExpectation, LatestWriteKeptExpectation)
+"""The expectations that judge a workload's metadata writes (PIP-136)."""
 
 if TYPE_CHECKING:
     from pytest_pulsar_ha.scenario.model import Scenario
@@ -205,7 +209,7 @@ def check_metadata(scenario: Scenario) -> list[tuple[Loc, str]]:
             )
         )
     for index, expectation in enumerate(scenario.expect):
-        if isinstance(expectation, ConvergedExpectation | LastWriterWinsExpectation) and metadata is None:
+        if isinstance(expectation, METADATA_EXPECTATIONS) and metadata is None:
             problems.append(
                 (
                     ("expect", index, expectation.kind),

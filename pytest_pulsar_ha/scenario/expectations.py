@@ -265,6 +265,16 @@ class LastWriterWinsExpectation(_Expectation):
     last_writer_wins: TrueFlag
 
 
+class LatestWriteKeptExpectation(_Expectation):
+    """What every cluster finally holds is the write the workload made last by the harness's clock (the order in
+    which a user made them), whatever the clusters' own clocks stamped on them: what last-writer-wins promises
+    only while those clocks agree."""
+
+    kind: ClassVar[str] = "latest_write_kept"
+    facts: ClassVar[ExpectationFacts] = ExpectationFacts("PIP-136")
+    latest_write_kept: TrueFlag
+
+
 def expectation_key(value: Any) -> str | None:
     """The discriminator of an expectation: its single key (None when it has none or several)."""
     if isinstance(value, dict):
@@ -287,7 +297,8 @@ Expectation = Annotated[
     | Annotated[ProducersRedirectedExpectation, Tag("producers_redirected")]
     | Annotated[DrainedBeforeRedirectExpectation, Tag("drained_before_redirect")]
     | Annotated[ConvergedExpectation, Tag("converged")]
-    | Annotated[LastWriterWinsExpectation, Tag("last_writer_wins")],
+    | Annotated[LastWriterWinsExpectation, Tag("last_writer_wins")]
+    | Annotated[LatestWriteKeptExpectation, Tag("latest_write_kept")],
     Discriminator(expectation_key),
 ]
 

@@ -199,7 +199,8 @@ def test_the_template_is_valid() -> None:
             [("- no_loss: true", "- no_loss")],
             "t.pulsar-ha.yaml:16: scenarios[0].expect[1]: expected a mapping with one key naming the expectation "
             "(one of: switch, switch_back, no_switch, availability, no_loss, ordering, max_duplicates, placement, "
-            "reassigned, producers_redirected, drained_before_redirect, converged, last_writer_wins), "
+            "reassigned, producers_redirected, drained_before_redirect, converged, last_writer_wins, "
+            "latest_write_kept), "
             "found 'no_loss' (write 'no_loss: true')",
             id="expectation-not-a-mapping",
         ),
