@@ -17,8 +17,10 @@ One loop per cluster (:meth:`ReferenceSynchronizer.step`, run by a thread or by 
 Where it differs from Pulsar 4.0.8 (``AbstractMetadataStore``): the origin times of what it holds are compared,
 never the local apply time (so a delayed event never leaves a cluster on an older value for good); the expected
 version is not checked (versions differ per store, and 4.0.8 drops an update silently when they do); a tie goes
-to the smaller cluster name, as the PIP states (4.0.8: the larger). Its origin time is when it saw the write
-(every ``poll_s``), not when the broker stored it: two writes on one cluster within one poll are one write.
+to the smaller cluster name, as the PIP states (4.0.8: the larger); a local write is stamped after the write it
+held for the path when its cluster's clock is behind that one (a hybrid clock, :mod:`~.sync_state`). Its origin
+time is when it saw the write (every ``poll_s``) on its cluster's clock, not when the broker stored it: two writes
+on one cluster within one poll are one write.
 """
 
 from __future__ import annotations

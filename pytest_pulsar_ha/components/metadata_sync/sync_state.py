@@ -9,11 +9,13 @@ never republished (``receive`` returns no event), the cluster's own events are i
 is ignored idempotently, also after a restart from :meth:`SyncState.to_json`.
 
 Local writes: a write made on this cluster always takes effect locally (the store just writes it), is recorded
-as what this cluster holds, and is published with its own time, even when it is older than a remote write
-already held (clock skew) or loses a same-millisecond tie to it. Then this cluster keeps the older value while
-the others, which reject the event, keep the newer one: they diverge, and the oracle's verdict is the others'.
-So convergence holds when each cluster's writes of a path are later, in origin time, than whatever it holds
-for that path when it writes, which a clock that moves forward and a delivery slower than a millisecond give.
+as what this cluster holds, and is published with its origin time: the cluster's clock, or one millisecond after
+the write it held for that path when that is later (a hybrid clock). A write made after this cluster saw another
+one is so stamped later than it, whatever the clocks say: where a cluster's clock runs ahead, its writes do not
+outlive the later writes of clusters that saw them (``scenarios/metadata-sync.pulsar-ha.yaml``,
+metadata-sync-clock-ahead). Pulsar 4.0.8 stamps the local clock only, so there the later write loses on every
+other cluster and the writer keeps it: they diverge. Writes no cluster saw before making its own (a cut link)
+are ordered by the clocks alone, as PIP-136 says.
 """
 
 from __future__ import annotations
@@ -75,8 +77,12 @@ class SyncState:
         self._held: dict[str, MetadataWrite] = {}
 
     def local_write(self, path: str, value: bytes | None, ts_ms: int) -> MetadataEvent:
-        """A write made on this cluster at origin time ``ts_ms`` (``value`` None: a deletion): it takes effect
-        whatever is held (see the module's docstring); returns the event to publish."""
+        """A write made on this cluster when its clock read ``ts_ms`` (``value`` None: a deletion): it takes effect
+        whatever is held, stamped ``ts_ms`` or one millisecond after the write held for ``path`` when that is later
+        (see the module's docstring); returns the event to publish."""
+        held = self._held.get(path)
+        if held is not None and held.ts_ms >= ts_ms:
+            ts_ms = held.ts_ms + 1
         write = MetadataWrite(path, value, self.cluster, ts_ms)
         self._held[path] = write
         return MetadataEvent(

@@ -200,24 +200,40 @@ def test_a_state_needs_a_cluster_and_a_known_tie_rule() -> None:
         SyncState("east", tie="coin-flip")  # type: ignore[arg-type]
 
 
-def test_clock_skew_a_local_write_older_than_what_is_held_still_takes_effect_and_diverges() -> None:
-    """What the reference does with a local write older (in origin time) than a remote write already held: the
-    user's write takes effect locally and is published with its own time; the other cluster, holding the newer
-    write, ignores it. The writer keeps the older value, the oracle (and every other cluster) the newer one: a
-    divergence the reference reports rather than hides (a real store just writes)."""
+def test_clock_skew_a_local_write_made_after_seeing_a_newer_one_is_stamped_after_it() -> None:
+    """A hybrid clock: east's clock is behind (5 against west's 10), but east writes after it applied west's
+    write, so its write is stamped 11 and wins everywhere: every cluster ends with the write made last."""
+    east, west = SyncState("east"), SyncState("west")
+    newer = west.local_write(P, b"first", 10)
+    assert east.receive(newer).applies
+    later = east.local_write(P, b"second", 5)  # east's clock is behind
+    assert later.last_updated_timestamp == 11
+    assert east.held() == {P: b"second"}
+    assert west.receive(later).applies
+    assert west.held() == {P: b"second"}
+    writes = [MetadataWrite(P, b"first", "west", 10), MetadataWrite(P, b"second", "east", 11)]
+    assert converged(writes) == {P: b"second"}
+    assert not divergences(writes, {"east": east.held(), "west": west.held()})
+
+
+def test_clock_skew_without_the_other_write_seen_the_clocks_decide() -> None:
+    """Writes made without seeing each other (a cut link) are ordered by the clocks alone: east's write, made
+    later but stamped 5 by a clock behind, loses to west's 10 on both clusters, as PIP-136's rule says."""
     east, west = SyncState("east"), SyncState("west")
     newer = west.local_write(P, b"newer", 10)
-    assert east.receive(newer).applies
-    older = east.local_write(P, b"older", 5)  # east's clock is behind
-    assert east.held() == {P: b"older"}
+    older = east.local_write(P, b"older", 5)
+    assert older.last_updated_timestamp == 5
+    assert east.receive(newer).applies  # the newer origin time wins on east
     assert west.receive(older).reason == "older than what is held"
-    assert west.held() == {P: b"newer"}
+    assert east.held() == west.held() == {P: b"newer"}
 
-    writes = [MetadataWrite(P, b"newer", "west", 10), MetadataWrite(P, b"older", "east", 5)]
-    assert converged(writes) == {P: b"newer"}
-    assert [d.describe() for d in divergences(writes, {"east": east.held(), "west": west.held()})] == [
-        f"east {P}: expected 'newer', found 'older'"
-    ]
+
+def test_a_local_write_keeps_its_clock_when_it_is_later_than_what_is_held() -> None:
+    state = SyncState("east")
+    state.local_write(P, b"a", 10)
+    assert state.local_write(P, b"b", 20).last_updated_timestamp == 20
+    assert state.local_write(P, b"c", 20).last_updated_timestamp == 21  # the same millisecond: one after
+    assert state.local_write("/other", b"d", 3).last_updated_timestamp == 3  # per path
 
 
 CLUSTERS = ("cluster-a", "cluster-b", "cluster-c")
