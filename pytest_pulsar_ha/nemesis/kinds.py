@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, suppress
 from typing import Any, Protocol
 
 from pytest_pulsar_ha.nemesis.broker_faults import broker_fault
@@ -91,6 +91,48 @@ def _on_broker(target: FaultTarget, fault: Any) -> Callable[[], AbstractContextM
     return _broker_fault(target.env, target.scenario, fault).make  # type: ignore[no-any-return]
 
 
+CLOCK_SHOWN_WITHIN_S = 10.0
+"""How long a moved clock may take to show in the cluster's HTTP answers (libfaketime re-reads it every second)."""
+
+
+def _clock_skew(target: FaultTarget, fault: Any) -> Callable[[], AbstractContextManager[Any]]:
+    """Rewrite the cluster's clock offset, and wait until its broker's ``Date`` header shows it (the evidence
+    that its processes follow; a cluster started without libfaketime is refused here, before the workload)."""
+    from pytest_pulsar_ha.runtime.nodes.cluster_clock import served_offset_s
+
+    cluster = target.env.cluster(fault.cluster)
+    clock = cluster.clock
+    if clock is None or not clock.controlled:
+        why = "its backend runs no process of it" if clock is None else clock.why_not_controlled()
+        raise RuntimeError(f"clock_skew cannot move {fault.cluster}'s clock: {why}")
+
+    def shown(offset: float) -> None:
+        deadline = time.monotonic() + CLOCK_SHOWN_WITHIN_S
+        seen = float("nan")
+        while time.monotonic() < deadline:
+            with suppress(OSError, ValueError):
+                seen = served_offset_s(cluster.direct_admin_url, timeout=2.0)
+            if abs(seen - offset) <= 1.5:
+                return
+            time.sleep(0.2)
+        raise RuntimeError(
+            f"{fault.cluster}'s broker still answers {seen:+.1f}s from the host's clock "
+            f"{CLOCK_SHOWN_WITHIN_S:g}s after its clock was moved to {offset:+g}s"
+        )
+
+    @contextmanager
+    def skewed() -> Iterator[None]:
+        clock.set_offset(fault.offset_s)
+        try:
+            shown(fault.offset_s)
+            yield
+        finally:
+            clock.set_offset(0.0)
+        shown(0.0)  # undone once the broker answers on the host's clock again
+
+    return skewed
+
+
 PRIMITIVES: dict[str, Primitive] = {
     "outage": lambda t, f: lambda: t.env.cluster(f.cluster).outage(replication=f.replication),
     "kill": lambda t, f: t.env.cluster(f.cluster).killed,
@@ -107,6 +149,7 @@ PRIMITIVES: dict[str, Primitive] = {
     "broker_kill": _on_broker,
     "broker_pause": _on_broker,
     "domain_outage": _on_broker,
+    "clock_skew": _clock_skew,
     "migrate": _migrate,
 }
 """Fault kind (the YAML name) -> its primitive."""

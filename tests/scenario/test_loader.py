@@ -92,7 +92,7 @@ def test_the_template_is_valid() -> None:
             [("kind: outage", "kind: outtage")],
             "t.pulsar-ha.yaml:13: scenarios[0].faults[0].kind: expected one of: outage, kill, pause, latency, "
             "timeout, bandwidth, reset, replication_cut, operator_switch, url_provider, "
-            "broker_kill, broker_pause, domain_outage, migrate; found 'outtage'",
+            "broker_kill, broker_pause, domain_outage, clock_skew, migrate; found 'outtage'",
             id="bad-fault-kind",
         ),
         pytest.param(
@@ -137,7 +137,7 @@ def test_the_template_is_valid() -> None:
             [("kind: outage, ", "")],
             "t.pulsar-ha.yaml:13: scenarios[0].faults[0]: missing required key 'kind' (one of: outage, kill, pause, "
             "latency, timeout, bandwidth, reset, replication_cut, operator_switch, url_provider, "
-            "broker_kill, broker_pause, domain_outage, migrate)",
+            "broker_kill, broker_pause, domain_outage, clock_skew, migrate)",
             id="missing-kind",
         ),
         pytest.param(

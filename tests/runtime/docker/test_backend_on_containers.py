@@ -1,4 +1,5 @@
-"""The runtime's own contract tests, the kill and pause faults and a shipped failover scenario, run again with
+"""The runtime's own contract tests, the kill and pause faults, a moved cluster clock (libfaketime in the image)
+and a shipped failover scenario, run again with
 ``--pulsar-ha-backend docker``: the same test functions and scenario file, in a pytest process of its own (the
 backend is a session option), on one 2-cluster environment of containers.
 
@@ -24,11 +25,12 @@ SELECTION = [
     "tests/runtime/test_geo_replication.py",
     "tests/nemesis/test_faults.py::test_kill_and_start_keep_acknowledged_data",
     "tests/nemesis/test_faults.py::test_pause_freezes_the_cluster_and_resume_recovers",
+    "tests/runtime/test_cluster_clock.py::test_a_moved_clock_shows_in_the_brokers_answers_and_leaves_their_timeouts_alone",
     "scenarios/primary-outage.pulsar-ha.yaml",
 ]
 ONLY_BASE_CASES = "not primary-outage["
 """the scenario's base case (auto failover on an outage of the primary and back), not its variants"""
-EXPECTED = 5 + 2 + 1
+EXPECTED = 5 + 2 + 1 + 1
 
 
 def test_contract_tests_faults_and_a_failover_scenario_pass_on_containers(
