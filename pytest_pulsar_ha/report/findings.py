@@ -63,6 +63,17 @@ FINDINGS: tuple[Finding, ...] = (
         "each cluster keeps its own write (BadVersionException swallowed, the event acknowledged)",
     ),
     Finding(
+        "pip136-clock-skew",
+        "PIP-136 last-writer-wins on each cluster's own clock: a cluster whose clock runs ahead keeps its earlier "
+        "write against the later writes of the others",
+        (f"{_SYNC}::metadata-sync-clock-ahead",),
+        ("latest_write_kept",),
+        "PIP-136's conflict rule (origin timestamps from the local clock); not reported upstream",
+        "every cluster ends with the write made last, the clusters' clocks 30 s apart",
+        "the cluster ahead ignores the later writes (older stamps) and keeps its own; the writer keeps its last "
+        "one: they diverge (the reference synchronizer's hybrid clock converges on the last write)",
+    ),
+    Finding(
         "pip188-unprepared-subscription",
         "PIP-188 redirects a consumer to green without its subscription (it starts at latest)",
         (f"{_MIGRATION}::migration-unprepared-subscription",),
