@@ -270,7 +270,7 @@ def _html(trend: Trend, plots: Sequence[str]) -> str:
 <h2>Flaky ({len(trend.flaky)})</h2><ul>{flaky or "<li>none</li>"}</ul>
 <h2 class="bad">Expected failures not seen in {UNSEEN_AFTER}+ runs ({len(trend.unseen)})</h2>
 <ul>{unseen_items or "<li>none</li>"}</ul>
-<h2>Per test</h2>{FILTER.format(options="<option>failed</option><option>passed</option>")}
+<h2>Per test</h2>{FILTER.format(options="<option>failed</option><option>passed</option>", mark_select="")}
 <table><tr><th>test</th><th>pass rate</th><th>runs</th><th>passed</th><th>failed</th><th>XFAIL</th><th>XPASS</th>
 <th>figures, latest night</th></tr>{"".join(rows)}</table>
 {images}

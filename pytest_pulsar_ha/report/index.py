@@ -1,5 +1,6 @@
-"""The index page of a scenario run: counts by outcome, then one table per proposal with a row per scenario (its
-outcome, each verdict with a timing verdict's window drawn, figures and evidence links, failures first); then, for
+"""The index page of a scenario run: counts by outcome, then counts by marker (each marker's row filters the page
+to its scenarios), then one table per proposal with a row per scenario (its outcome, each verdict with a timing
+verdict's window drawn, figures and evidence links, failures first); then, for
 every scenario whose variants ran the same fault with different clients or providers (ours, the native one,
 Java's), one side-by-side table of their figures (:mod:`pytest_pulsar_ha.checks.side_by_side`)."""
 
@@ -28,12 +29,19 @@ STYLE = (
 )
 FILTER = (
     "<div class='filters'>filter: <input id='text' placeholder='scenario, expectation, figure...'> "
-    "<select id='outcome'><option value=''>any outcome</option>{options}</select></div>"
+    "<select id='outcome'><option value=''>any outcome</option>{options}</select>{mark_select}</div>"
     "<script>function f(){{var t=document.getElementById('text').value.toLowerCase(),"
-    "o=document.getElementById('outcome').value;document.querySelectorAll('tr.run').forEach(function(r){{"
-    "r.style.display=(!o||r.dataset.outcome===o)&&r.textContent.toLowerCase().indexOf(t)>=0?'':'none';}});}}"
-    "document.getElementById('text').oninput=f;document.getElementById('outcome').onchange=f;</script>"
+    "o=document.getElementById('outcome').value,me=document.getElementById('mark'),m=me?me.value:'';"
+    "document.querySelectorAll('tr.run').forEach(function(r){{"
+    "r.style.display=(!o||r.dataset.outcome===o)&&(!m||(' '+r.dataset.marks+' ').indexOf(' '+m+' ')>=0)"
+    "&&r.textContent.toLowerCase().indexOf(t)>=0?'':'none';}});}}"
+    "function byMark(m){{document.getElementById('mark').value=m;f();}}"
+    "document.getElementById('text').oninput=f;document.getElementById('outcome').onchange=f;"
+    "if(document.getElementById('mark'))document.getElementById('mark').onchange=f;</script>"
 )
+"""The rows' filter by text and outcome; ``mark_select`` is :data:`MARK_SELECT` on pages whose rows carry marks."""
+MARK_SELECT = " <select id='mark'><option value=''>any marker</option>{marks}</select>"
+UNMARKED = "(no marker)"
 
 
 def _check_html(check: Any) -> str:
@@ -55,9 +63,38 @@ def _row(result: Any, root: Path) -> str:
     image = result.evidence.get("timeline")
     thumb = f"<img src='{html.escape(os.path.relpath(image, root))}' width='480'>" if image else ""
     outcome = html.escape(result.outcome)
+    marks = html.escape(" ".join(_marks(result)))
     return (
-        f"<tr class='run {outcome}' data-outcome='{outcome}'><td>{html.escape(result.case_id)}</td><td>{outcome}</td>"
+        f"<tr class='run {outcome}' data-outcome='{outcome}' data-marks='{marks}'>"
+        f"<td>{html.escape(result.case_id)}</td><td>{outcome}</td>"
         f"<td>{problems}{checks}</td><td>{figure_lines}</td><td>{links}<br>{thumb}</td></tr>"
+    )
+
+
+def _marks(result: Any) -> tuple[str, ...]:
+    return tuple(getattr(result, "marks", ()) or ()) or (UNMARKED,)
+
+
+def marker_table(results: Sequence[Any]) -> str:
+    """One row per marker (scenarios without one under :data:`UNMARKED`): its scenarios' counts by outcome; a
+    click on the marker shows only its scenarios."""
+    by_mark: dict[str, Counter[str]] = {}
+    for result in results:
+        for mark in _marks(result):
+            by_mark.setdefault(mark, Counter())[result.outcome] += 1
+    rows = []
+    for mark in sorted(by_mark, key=lambda m: (m == UNMARKED, m)):
+        counts = by_mark[mark]
+        cells = ", ".join(f"{n} {html.escape(o)}" for o, n in sorted(counts.items(), key=lambda i: _rank(i[0])))
+        name = html.escape(mark)
+        rows.append(
+            f"<tr class='mark' data-mark='{name}'><td><a href='#' onclick=\"byMark('{name}');return false\">"
+            f"{name}</a></td><td>{sum(counts.values())}</td><td>{cells}</td></tr>"
+        )
+    return (
+        "<h2>by marker</h2><table><tr><th>marker</th><th>scenarios</th><th>outcomes</th></tr>"
+        + "".join(rows)
+        + "</table>"
     )
 
 
@@ -75,6 +112,8 @@ def write_index(results: Sequence[Any], root: Path) -> Path:
         for o, n in sorted(counts.items(), key=lambda i: _rank(i[0]))
     )
     options = "".join(f"<option>{html.escape(o)}</option>" for o in sorted(counts, key=_rank))
+    all_marks = sorted({m for r in results for m in _marks(r)}, key=lambda m: (m == UNMARKED, m))
+    mark_options = "".join(f"<option>{html.escape(m)}</option>" for m in all_marks)
     groups: dict[str, list[Any]] = {}
     for result in results:
         groups.setdefault(getattr(result, "proposal", "") or "other", []).append(result)
@@ -91,7 +130,8 @@ def write_index(results: Sequence[Any], root: Path) -> Path:
     page = (
         f"<!doctype html><html><head><meta charset='utf-8'><title>pulsar-ha scenarios</title><style>{STYLE}</style>"
         f"</head><body><h1>pulsar-ha scenarios</h1><p class='counts'>{count_html}</p>"
-        + FILTER.format(options=options)
+        + FILTER.format(options=options, mark_select=MARK_SELECT.format(marks=mark_options))
+        + marker_table(results)
         + "".join(tables)
         + side_by_side_html(results)
         + "</body></html>\n"

@@ -30,6 +30,8 @@ class ScenarioResult:
     """Clusters whose JVM deadlocked during the run (checks.deadlocks): a Pulsar defect, not the scenario's"""
     proposal: str = ""
     """The proposal the scenario exercises (report.proposals), for grouping on the index page"""
+    marks: tuple[str, ...] = ()
+    """The scenario's pytest marks (``marks:``), for the index page's grouping by marker"""
 
     @property
     def failed_checks(self) -> list[CheckResult]:

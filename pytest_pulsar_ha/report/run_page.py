@@ -1,7 +1,9 @@
 """A run's interactive page (``run.html``): the history as a timeline, one lane per cluster, self-contained and
 offline (inline SVG, a few lines of JavaScript, no library, no network).
 
-* each lane draws its cluster's acks and receipts per second (and send errors, on the client lane);
+* each lane draws its cluster's acks and receipts per second (and send errors, on the client lane); a small run
+  (:data:`~pytest_pulsar_ha.report.run_events.SINGLE_EVENTS_MAX` message events at most) also draws each send,
+  ack, failed send and receipt as a tick that names its message, cluster and latency;
 * faults are shaded bands on every lane they name (all lanes for a fault of no one cluster), switches and failed
   switches vertical lines, probes that failed small marks; each timing verdict's window is drawn on the lane of
   its target cluster with the measured point (green inside, red outside);
@@ -33,6 +35,7 @@ from pytest_pulsar_ha.history import (
     SWITCH_FAILED,
     Event,
 )
+from pytest_pulsar_ha.report.run_events import single_event_marks
 from pytest_pulsar_ha.report.window_bar import window_of
 
 BIN_S = 0.5
@@ -140,6 +143,7 @@ def render_run_page(
                 f"<polyline class='rate {kind}' points='{points}' fill='none' stroke='{colour}' stroke-width='1.2'>"
                 f"<title>{label} on {html.escape(name)} (peak {max(bins.values()) / BIN_S:g})</title></polyline>"
             )
+    parts += single_event_marks(events, t0, x, lane_y, LANE_H)
     for event in events:  # switches and failed probes
         if event.type in (SWITCH, SWITCH_FAILED):
             colour = "#6a1b9a" if event.type == SWITCH else "#ef6c00"

@@ -66,7 +66,7 @@ def execute(
     KeyboardInterrupt after cleaning up)."""
     seed = case.seed if seed is None else seed
     scenario = with_drawn_faults(case.scenario, seed)  # `generate:` faults, drawn from this run's seed
-    result = ScenarioResult(case.id, "passed", seed, proposal=proposal_of(scenario))
+    result = ScenarioResult(case.id, "passed", seed, proposal=proposal_of(scenario), marks=tuple(scenario.marks))
     clusters = list(scenario.topology.clusters or env.names)
     refused = _refused(scenario, env, clusters)
     if refused is not None:

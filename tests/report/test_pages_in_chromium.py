@@ -51,7 +51,9 @@ def page(browser: Any) -> Iterator[Any]:
     opened.close()
 
 
-def _run(root: Path, case: str, outcome: str, checks: list[CheckResult], events: list[Event]) -> ScenarioResult:
+def _run(
+    root: Path, case: str, outcome: str, checks: list[CheckResult], events: list[Event], marks: tuple[str, ...] = ()
+) -> ScenarioResult:
     folder = root / case.replace("[", "_").replace("]", "_")
     folder.mkdir(parents=True)
     (folder / "history.jsonl").write_text("")
@@ -64,6 +66,7 @@ def _run(root: Path, case: str, outcome: str, checks: list[CheckResult], events:
         problems=["the switch back came late"] if outcome == "failed" else [],
         evidence={"run_page": run, "history": folder / "history.jsonl"},
         proposal="PIP-121 cluster failover",
+        marks=marks,
     )
 
 
@@ -72,8 +75,8 @@ def suite(tmp_path: Path) -> Path:
     ok = CheckResult("switch", True, SWITCH_WINDOW, "2.35s")
     late = CheckResult("switch_back", False, BACK_WINDOW, "5.10s")
     results = [
-        _run(tmp_path, "primary-outage", "passed", [ok], _history()),
-        _run(tmp_path, "primary-outage[late]", "failed", [ok, late], _history()),
+        _run(tmp_path, "primary-outage", "passed", [ok], _history(), ("failover",)),
+        _run(tmp_path, "primary-outage[late]", "failed", [ok, late], _history(), ("failover", "slow")),
         _run(tmp_path, "hung-primary", "passed", [ok], _history()),
     ]
     return write_index(results, tmp_path)
@@ -104,6 +107,21 @@ def test_the_index_page_filters_its_rows_and_puts_the_failure_first(page: Any, s
     assert page.errors == []
 
 
+def test_the_index_page_groups_by_marker_and_a_marker_shows_its_scenarios(page: Any, suite: Path) -> None:
+    page.goto(suite.as_uri())
+    marks = page.locator("tr.mark")
+    assert [m.get_attribute("data-mark") for m in marks.all()] == ["failover", "slow", "(no marker)"]
+    assert marks.first.inner_text().split("\t")[1:] == ["2", "1 failed, 1 passed"]
+    rows = page.locator("tr.run")
+    page.click("tr.mark[data-mark='slow'] a")
+    assert [r.is_visible() for r in rows.all()] == [True, False, False]
+    page.click("tr.mark[data-mark='(no marker)'] a")
+    assert [r.is_visible() for r in rows.all()] == [False, False, True]
+    page.select_option("#mark", "")
+    assert all(r.is_visible() for r in rows.all())
+    assert page.errors == []
+
+
 def test_the_run_page_draws_the_timeline_and_hovering_a_mark_shows_it(page: Any, suite: Path) -> None:
     run = suite.parent / "primary-outage_late_" / "run.html"
     page.goto(run.as_uri())
@@ -113,6 +131,8 @@ def test_the_run_page_draws_the_timeline_and_hovering_a_mark_shows_it(page: Any,
     assert page.inner_text("#hover").startswith("switch to cluster-b at +6.00s")
     page.locator("#timeline circle.measured").first.hover(force=True)
     assert "measured" in page.inner_text("#hover")
+    page.locator("#timeline line.event.ack").nth(100).hover(force=True)  # a small run: each message event
+    assert page.inner_text("#hover") == "ack of p #100 by cluster-b at +10.000s, 0 ms after its send"
     assert page.locator("table tr").first.inner_text().startswith("FAILED")  # the failure first
     before = page.get_attribute("#timeline", "viewBox")
     page.mouse.move(600, 300)
