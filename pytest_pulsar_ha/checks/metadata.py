@@ -121,6 +121,15 @@ def describe_propagation(seconds: Sequence[float]) -> str:
     return f"{len(ordered)} write(s) reached every cluster: median {median:.2f}s, worst {ordered[-1]:.2f}s"
 
 
+def missing_evidence(events: Sequence[Event], held: dict[str, dict[str, bytes]]) -> str | None:
+    """Why a run's final holdings cannot be judged (no successful write, or no cluster read at the end), or None."""
+    if not workload_writes(events):
+        return "the workload made no successful metadata write: no evidence"
+    if not held:
+        return "no cluster was read at the end: no evidence"
+    return None
+
+
 @checker("last_writer_wins")
 def judge_last_writer_wins(expectation: LastWriterWinsExpectation, context: CheckContext) -> CheckResult:
     kind = expectation.kind
@@ -128,10 +137,9 @@ def judge_last_writer_wins(expectation: LastWriterWinsExpectation, context: Chec
     events = context.events
     writes = published_writes(events)
     held = final_holdings(events)
-    if not workload_writes(events):
-        return CheckResult(kind, False, expected, "the workload made no successful metadata write: no evidence")
-    if not held:
-        return CheckResult(kind, False, expected, "no cluster was read at the end: no evidence")
+    lacking = missing_evidence(events, held)
+    if lacking is not None:
+        return CheckResult(kind, False, expected, lacking)
     missing = unpublished(events, writes)
     if missing:
         shown = ", ".join(missing[:MAX_SHOWN])

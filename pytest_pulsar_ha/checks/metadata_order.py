@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pytest_pulsar_ha.checks.metadata import final_holdings, published_writes, workload_writes
+from pytest_pulsar_ha.checks.metadata import final_holdings, missing_evidence, published_writes, workload_writes
 from pytest_pulsar_ha.checks.registry import CheckContext, checker
 from pytest_pulsar_ha.checks.result import CheckResult
 from pytest_pulsar_ha.components.metadata_sync.oracle import MetadataWrite
@@ -79,10 +79,9 @@ def judge_latest_write_kept(expectation: LatestWriteKeptExpectation, context: Ch
     events = context.events
     made = made_writes(events)
     held = final_holdings(events)
-    if not made:
-        return CheckResult(kind, False, expected, "the workload made no successful metadata write: no evidence")
-    if not held:
-        return CheckResult(kind, False, expected, "no cluster was read at the end: no evidence")
+    lacking = missing_evidence(events, held) or (None if made else "no write names its cluster and path: no evidence")
+    if lacking is not None:
+        return CheckResult(kind, False, expected, lacking)
     t0 = min(w.began_ns for w in made)
     offsets = describe_offsets(clock_offsets(made, published_writes(events)))
     parts, ok = [], True
