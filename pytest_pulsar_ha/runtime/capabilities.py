@@ -84,7 +84,7 @@ class Capabilities:
         if len(names) > 1 and not self.replicated:
             reasons.append(f"the scenario needs clusters that replicate; the {self.backend} backend's do not")
         for fault in scenario.faults:
-            reasons += self._fault_reasons(fault.kind, fault.target, bool(getattr(fault, "replication", True)))
+            reasons += self._fault_reasons(fault.kind, fault.target, fault.cuts_links)
         if scenario.generate is not None:
             for kind in scenario.generate.kinds:
                 for name in scenario.generate.clusters or names:

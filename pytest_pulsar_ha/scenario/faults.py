@@ -52,6 +52,12 @@ class _Fault(_Model):
         leaves; the cluster an operator switches to), or None (a URL provider's answers hit no cluster)."""
         raise NotImplementedError(f"fault kind {self.kind} does not say which cluster it hits")
 
+    @property
+    def cuts_links(self) -> bool:
+        """Whether it cuts its cluster's replication links too: its kind's ``cuts_replication`` fact, unless the
+        fault says otherwise (an outage with ``replication: false``)."""
+        return self.facts.cuts_replication
+
     def label(self, index: int) -> str:
         """The fault's label as fault ``index`` of its scenario: the ``detail`` of its ``fault_start`` and
         ``fault_end`` events, by which a history names its faults (e.g. ``#0 outage cluster-a``)."""
@@ -90,6 +96,10 @@ class OutageFault(_WindowFault):
     facts = FaultFacts("connections", takes_cluster_down=True, cuts_replication=True)
     replication: Annotated[bool, Strict()] = True
     """Cut geo-replication to and from the cluster as well (false: only clients lose it)."""
+
+    @property
+    def cuts_links(self) -> bool:
+        return self.replication
 
 
 class KillFault(_WindowFault):
