@@ -289,10 +289,14 @@ class PulsarHaEnvironment:
             yield
 
     def heal(self) -> None:
-        """Undo every fault still in force: proxies enabled, toxics removed, every process resumed and started."""
+        """Undo every fault still in force: proxies enabled, toxics removed, clocks back on the host's time, every
+        process resumed and started."""
         self.network.heal()
         stopped = []
         for cluster in self.clusters.values():
+            clock = cluster.clock
+            if clock is not None and clock.offset_s() != 0.0:
+                clock.set_offset(0.0)
             if cluster.node.is_paused():
                 cluster.resume()
             if not cluster.node.is_running():
