@@ -43,9 +43,9 @@ def bare_standalones(count: int, home: Path) -> float:
             broker, web = free_ports(2)
             conf = work / f"s{i}.conf"
             text = (home / "conf" / "standalone.conf").read_text()
-            text = text.replace("brokerServicePort=6650", f"brokerServicePort={broker}")
-            text = text.replace("webServicePort=8080", f"webServicePort={web}")
-            conf.write_text(text + f"\nclusterName=bare{i}\n")
+            # appended: the last of a repeated key wins, and an assembled runtime's template leaves the ports at
+            # their defaults (no line to replace), so two bare standalones would take the same ports
+            conf.write_text(text + f"\nbrokerServicePort={broker}\nwebServicePort={web}\nclusterName=bare{i}\n")
             env = {**os.environ, "PULSAR_STANDALONE_CONF": str(conf), "PULSAR_LOG_DIR": str(work / f"logs{i}")}
             env["PULSAR_MEM"] = "-Xms128m -Xmx512m -XX:MaxDirectMemorySize=512m"
             argv = [str(home / "bin/pulsar"), "standalone", "-nfw", "-nss"]
