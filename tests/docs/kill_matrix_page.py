@@ -25,15 +25,17 @@ the cases of {none} (no provider switch for a client mutant to follow); `flaky-o
 **What the survivors say** (read from the figures below):
 
 - **A consumer mutant after a switch that comes back** (`drop_one`, `twice_one`, `swap_two` in every
-  `primary-outage` and `url-provider-bad-answers` case): the switch back replays what cluster-a had not seen acknowledged, so the dropped
-  message is received again (no_loss holds), a duplicate hides among the replay's hundreds under a bound sized for
-  them (`max_duplicates` 680), and the swapped pair is received again in order; a case with no `ordering`
-  expectation (`killed-primary`, `paused-primary`, `hung-primary`, `url-provider-bad-answers`) lets `swap_two`
-  through whatever happens. `hung-primary`, which never
-  switches back, kills `drop_one`. To kill them: a case whose bound is the replay's own figure, and checks of
-  the first receipts.
+  `primary-outage`, `skip-dead-secondary` and `url-provider-bad-answers` case): the switch back replays what
+  cluster-a had not seen acknowledged. The dropped message is received again (no_loss holds), a duplicate hides
+  among the replay's hundreds under a bound sized for them (`max_duplicates` 680), and the swapped pair is
+  received again in order. A case with no `ordering` expectation (`killed-primary`, `paused-primary`,
+  `hung-primary`, `url-provider-bad-answers`) lets `swap_two` through whatever happens. `hung-primary`, which
+  never switches back, kills `drop_one`. To kill them: a case whose duplicates bound is the replay's own figure,
+  and checks of the first receipts.
 - **`tcp_only` on an outage**: a cut cluster refuses connections, which a TCP probe sees as well as a lookup
   one; only a hang or a pause (`killed-primary`, `paused-primary`, `hung-primary` kill it) tells them apart.
+- **`last_secondary` where the last secondary is the right one** (`skip-dead-secondary`: the first is dead, so
+  skipping to the last is what the provider must do anyway).
 - **Timing mutants on cases without the window** (`hung-primary` has no `switch_back`; its `tcp-probe-is-fooled`
   variant has no window at all): the mutant applies, no expectation looks. Either the case gains the window or
   the mutant should say it cannot apply.
