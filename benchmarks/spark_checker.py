@@ -181,24 +181,35 @@ def python_checker(path: Path) -> dict[str, Any]:
             row += 1
     receives.sort()
     seen: dict[str, set[tuple[str, int]]] = {}
+    delivered: set[tuple[str, str, int, str | None]] = set()
     duplicates = reorders = allowed = 0
     top_any: dict[tuple[Any, ...], int] = {}
     top_same: dict[tuple[Any, ...], int] = {}
-    for _, _, subscription, producer, seq, key, _ in receives:
+    top_stream: dict[tuple[Any, ...], int] = {}
+    for _, _, subscription, producer, seq, key, cluster in receives:
         got = seen.setdefault(subscription, set())
-        if (producer, seq) in got:
-            duplicates += 1
-            continue
+        first = (producer, seq) not in got
+        duplicates += not first
         got.add((producer, seq))
+        if (subscription, producer, seq, cluster) in delivered:
+            continue  # a redelivery by the same cluster: it may rewind that cluster's stream
+        delivered.add((subscription, producer, seq, cluster))
         ack = acks.get((producer, seq))
         cls = ack[1] if ack else None
         groups = [("producer", subscription, producer)]
         if key is not None:
             groups.append(("key", subscription, producer, key))
         for group in groups:
+            streamed = top_stream.get((*group, cluster, cls))
+            reorder = streamed is not None and seq < streamed
+            if streamed is None or seq > streamed:
+                top_stream[(*group, cluster, cls)] = seq
+            if not first:
+                reorders += reorder
+                continue
             same = top_same.get((*group, cls))
             anyone = top_any.get(group)
-            if same is not None and seq < same:
+            if reorder or (same is not None and seq < same):
                 reorders += 1
             elif anyone is not None and seq < anyone:
                 allowed += 1

@@ -196,6 +196,12 @@ def check_ordering(
     cluster it is an *allowed cross-cluster interleaving* (a message published to the backup during an outage may
     arrive before the primary's not yet replicated ones). Messages without an ack form their own class.
 
+    Each cluster's own delivery stream is judged too, so a swap among messages the subscription already had from
+    another cluster still shows: a cluster's first delivery of a message is a *reorder* when that cluster
+    delivered a higher seq of the same group and ack class before it. A redelivery (the same message again from
+    the same cluster, after a reconnect) may rewind a stream; a message the cluster never delivered may not come
+    after a later one.
+
     The running maxima are window functions over each producer's first receipts in receive order, computed once
     per history with the other figures (:mod:`spark_checks.messages`). ``bucket_s`` is accepted for compatibility
     (it sized the work units of an earlier implementation); it must be positive and changes nothing.
@@ -231,6 +237,7 @@ def check_ordering(
                 "_row",
                 f"{scope}_max_seq_before AS max_seq_before",
                 f"{scope}_max_seq_before_any AS max_seq_before_any",
+                f"{scope}_max_seq_before_in_stream AS max_seq_before_from_same_cluster",
                 f"{scope}_kind AS kind",
             )
             for scope in scopes
@@ -242,7 +249,10 @@ def check_ordering(
             .limit(examples)
             .collect()
         )
-    summary = f"first receipts out of seq order among messages acked by the same cluster; scopes: {', '.join(scopes)}"
+    summary = (
+        "first receipts (and each cluster's first deliveries) out of seq order among messages acked by the same "
+        f"cluster; scopes: {', '.join(scopes)}"
+    )
     reason = ""
     if not h.stats.get(RECEIVE):
         reason = "no receive event: no order to judge"

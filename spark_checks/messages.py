@@ -10,7 +10,10 @@ one partitioning and order, without another exchange:
   receipt, and tells the first receive of each delivering cluster (replication lag);
 * then, sorted again inside the same partitions by receive order, windows per (producer, subscription) and per
   (producer, subscription, key) give each first receipt the highest seq received before it, overall and among
-  messages acknowledged by the same cluster (the ordering check).
+  messages acknowledged by the same cluster (the ordering check); and windows of the same groups per delivering
+  cluster give each cluster's first delivery of a message the highest seq that cluster delivered before it among
+  messages acknowledged by the same cluster (a cluster's own delivery stream is in order: a redelivery may rewind
+  it, a message never delivered by it before may not come after a later one).
 
 What is kept is one row per message (``is_message``) and one per receive event, with only the columns the checks
 read: :func:`figures_frame` turns it into every figure in one aggregation, and the checks take their example rows
@@ -62,7 +65,8 @@ def message_rows(events: DataFrame) -> DataFrame:
         f"min({receipt}) OVER ({per_receipt} {whole}) AS first",
         f"max({receipt}) OVER ({per_receipt} {whole}) AS last",
         f"count(1) OVER ({per_receipt} {whole}) AS deliveries",
-        f"coalesce(lag(cluster) OVER ({per_receipt}) != cluster, true) AS cluster_first",
+        f"row_number() OVER ({per_receipt}) = 1 "
+        f"OR NOT (lag(cluster) OVER ({per_receipt}) <=> cluster) AS cluster_first",
     ).selectExpr(
         "producer",
         "seq",
@@ -87,6 +91,7 @@ def message_rows(events: DataFrame) -> DataFrame:
         "last.ts_ns AS last_ts_ns",
         "last.cluster AS last_cluster",
         f"type = '{RECEIVE}' AND cluster_first AND ack.cluster IS NOT NULL AND cluster != ack.cluster AS is_lag",
+        f"type = '{RECEIVE}' AND cluster_first AS is_cluster_first",
     )
 
 
@@ -96,33 +101,47 @@ def _running_max(condition: Column, window: object) -> Column:
     return F.max(F.when(condition, F.col("seq"))).over(window)  # type: ignore[arg-type]
 
 
-def _scope_columns(scope: str, classes: Sequence[str], inline: bool) -> list[Column]:
-    """The highest seq received before each first receipt in its group, overall and in its class; its kind."""
+def _same_class_max(
+    rows: Column, group: Sequence[str | Column], classes: Sequence[str], inline: bool
+) -> tuple[Column, Column]:
+    """The highest seq among ``rows`` before each row in its group and its ack class; the group's window."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    group = ["producer", "subscription"] + (["key"] if scope == "key" else [])
     before = (Window.unboundedPreceding, -1)
     window = Window.partitionBy(*group).orderBy(*RECEIVE_ORDER).rowsBetween(*before)
-    first = F.col("is_first")
-    if scope == "key":
-        first = first & F.col("key").isNotNull()
-    any_before = _running_max(first, window)
     cls = F.coalesce(F.col("ack_cluster"), F.lit(""))
     if inline:  # one running maximum per class, the row's own class picked: no sort by class
-        same_before = _running_max(first & (cls == F.lit("")), window)
+        same_before = _running_max(rows & (cls == F.lit("")), window)
         for name in classes:
-            same_before = F.when(cls == F.lit(name), _running_max(first & (cls == F.lit(name)), window)).otherwise(
+            same_before = F.when(cls == F.lit(name), _running_max(rows & (cls == F.lit(name)), window)).otherwise(
                 same_before
             )
-    else:
-        by_class = Window.partitionBy(*group, cls).orderBy(*RECEIVE_ORDER).rowsBetween(*before)
-        same_before = _running_max(first, by_class)
+        return same_before, _running_max(rows, window)
+    by_class = Window.partitionBy(*group, cls).orderBy(*RECEIVE_ORDER).rowsBetween(*before)
+    return _running_max(rows, by_class), _running_max(rows, window)
+
+
+def _scope_columns(scope: str, classes: Sequence[str], inline: bool) -> list[Column]:
+    """The highest seq received before each first receipt in its group, overall and in its class, and before each
+    cluster's first delivery in that cluster's stream and its class; the row's kind."""
+    from pyspark.sql import functions as F
+
+    group = ["producer", "subscription"] + (["key"] if scope == "key" else [])
+    first = F.col("is_first")
+    delivered = F.col("is_cluster_first")
+    if scope == "key":
+        first = first & F.col("key").isNotNull()
+        delivered = delivered & F.col("key").isNotNull()
+    same_before, any_before = _same_class_max(first, group, classes, inline)
+    stream_before, _ = _same_class_max(delivered, [*group, "cluster"], classes, inline)
     seq = F.col("seq")
-    kind = F.when(first & (seq < same_before), F.lit("reorder")).when(first & (seq < any_before), F.lit("allowed"))
+    reorder = (first & (seq < same_before)) | (delivered & (seq < stream_before))
+    kind = F.when(reorder, F.lit("reorder")).when(first & (seq < any_before), F.lit("allowed"))
     return [
         same_before.alias(f"{scope}_max_seq_before"),
         any_before.alias(f"{scope}_max_seq_before_any"),
+        stream_before.alias(f"{scope}_max_seq_before_in_stream"),
         kind.alias(f"{scope}_kind"),
     ]
 

@@ -10,7 +10,9 @@ The rules are the Spark checker's (``checks.py``, ``docs/history-format.md``):
 * lost: for every subscription that received anything, each acknowledged message it never received;
 * ordering, per (subscription, producer) and per (subscription, producer, key): a receipt whose seq is below one
   received before it from the same group and the same acking cluster is a reorder; below one from the group
-  acked by another cluster only, an allowed cross-cluster interleaving.
+  acked by another cluster only, an allowed cross-cluster interleaving; and a cluster's first delivery of a message
+  whose seq is below one that same cluster delivered before it, of the same group and acking cluster, is a
+  reorder too (a redelivery may rewind a cluster's stream; a message it never delivered may not come late).
 
     from spark_checks.vectorised import check_parquet
     check_parquet("history.parquet")   # {"events": ..., "lost": ..., "duplicates": ..., "reorders": ..., ...}
@@ -97,27 +99,34 @@ def check_table(table: Any) -> dict[str, int]:
     earliest[1:] = a_msg[1:] != a_msg[:-1]
     acked, acked_cluster = a_msg[earliest], a_cluster[earliest]
 
-    # receipts in time order (ties: file order); the first of each (subscription, message) counts
+    # receipts in time order (ties: file order); the first of each (subscription, message) counts, and the first
+    # of each (subscription, message, delivering cluster) for the clusters' own streams
     r = np.flatnonzero(is_receive)
     r = r[np.lexsort((row[r], ts[r]))]
     r_sub, r_msg = subscription[r], message[r]
     message_span = int(message.max()) + 1 if rows else 1
-    _, first_at = np.unique((r_sub + 1) * message_span + r_msg, return_index=True)
+    cluster_span = int(cluster.max()) + 2 if rows else 2
+    per_message = (r_sub + 1) * message_span + r_msg
+    _, first_at = np.unique(per_message, return_index=True)
     duplicates = len(r) - len(first_at)
-    first = np.zeros(len(r), dtype=bool)
-    first[first_at] = True
-    r, r_sub, r_msg = r[first], r_sub[first], r_msg[first]
+    _, delivered_at = np.unique(per_message * cluster_span + cluster[r] + 1, return_index=True)
+    delivered_at.sort()
+    is_first = np.zeros(len(r), dtype=bool)
+    is_first[first_at] = True
+    first = is_first[delivered_at]  # over the clusters' first deliveries, in time order: which are first receipts
+    r, r_sub, r_msg = r[delivered_at], r_sub[delivered_at], r_msg[delivered_at]
 
     # lost: each acknowledged message missing from a subscription that received anything
     found = np.searchsorted(acked, r_msg)
     found = np.minimum(found, max(len(acked) - 1, 0))
     is_acked = (acked[found] == r_msg) if len(acked) else np.zeros(len(r_msg), dtype=bool)
-    lost = len(np.unique(r_sub)) * len(acked) - int(is_acked.sum())
+    lost = len(np.unique(r_sub[first])) * len(acked) - int(is_acked[first].sum())
 
     # ordering: per (subscription, producer) and per (subscription, producer, key), within the acking cluster
     # (a message never acked and one acked with no cluster are alike: no cluster, code 0)
     r_cls = np.where(is_acked, acked_cluster[found] if len(acked) else -1, -1) + 1
-    r_seq, r_producer, r_key = seq[r], producer[r], key[r]
+    r_seq, r_producer, r_key, r_from = seq[r], producer[r], key[r], cluster[r] + 1
+    class_span = int(r_cls.max()) + 1 if len(r_cls) else 1
     reorders = allowed = 0
     producer_group = (r_sub + 1) * (int(producer.max()) + 1 if rows else 1) + r_producer
     key_span = int(key.max()) + 2 if rows else 2
@@ -125,12 +134,15 @@ def check_table(table: Any) -> dict[str, int]:
         (producer_group, np.ones(len(r), dtype=bool)),
         (producer_group * key_span + r_key + 1, r_key >= 0),
     ):
-        group, values, cls = group[present], r_seq[present], r_cls[present]
-        any_max, any_has = _exclusive_running_max(group, values)
-        same_max, same_has = _exclusive_running_max(group * (int(r_cls.max()) + 1 if len(r_cls) else 1) + cls, values)
-        reorder = same_has & (values < same_max)
+        group, values, cls, f = group[present], r_seq[present], r_cls[present], first[present]
+        any_max, any_has = _exclusive_running_max(group[f], values[f])
+        same_max, same_has = _exclusive_running_max(group[f] * class_span + cls[f], values[f])
+        stream = (group * cluster_span + r_from[present]) * class_span + cls
+        stream_max, stream_has = _exclusive_running_max(stream, values)
+        reorder = stream_has & (values < stream_max)
+        reorder[f] |= same_has & (values[f] < same_max)
         reorders += int(reorder.sum())
-        allowed += int((~reorder & any_has & (values < any_max)).sum())
+        allowed += int((~reorder[f] & any_has & (values[f] < any_max)).sum())
     return {
         "events": rows,
         "lost": lost,

@@ -14,6 +14,10 @@ MUTANTS: dict[str, str] = {
 }
 """Each mutant's name and what it models."""
 
+NEVER_ACTED_FACT = "mutant_never_acted"
+"""A run's fact saying why its mutant never acted (the run was the shipped code's): set by the run's mutation
+part, read where the run is judged."""
+
 
 def parse_mutants(text: str) -> list[str]:
     """``late,early`` or ``all`` as mutant names; a ValueError naming the valid ones for an unknown name."""
@@ -40,6 +44,14 @@ def cannot_apply(scenario: Scenario, name: str) -> str | None:
         return "a soak is judged on its whole history only; mutate a scenario of its kind instead"
     provider = scenario.provider
     if name in PROVIDER_MUTANTS:
+        changes = PROVIDER_MUTANTS[name].provider_kind
+        if changes == "controlled":
+            if not isinstance(provider, ControlledProvider):
+                return (
+                    "it changes our ControlledClusterFailover (provider kind controlled); "
+                    f"this provider is {provider.kind}"
+                )
+            return None
         if not isinstance(provider, AutoProvider):
             return f"it changes our AutoClusterFailover (provider kind auto); this provider is {provider.kind}"
         if name == "last_secondary" and len(provider.secondaries) < 2:

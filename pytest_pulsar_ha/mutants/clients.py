@@ -45,6 +45,11 @@ class _Wrapper:
         self._inner = inner
         self._once = _Once(trigger)
 
+    @property
+    def acted(self) -> bool:
+        """Whether it changed anything yet."""
+        return self._once.done
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
 

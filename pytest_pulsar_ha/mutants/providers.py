@@ -12,10 +12,20 @@ probe loop, the client and everything after it are the real ones.
 ``last_secondary``     fails over to the last secondary instead of the first healthy one in order
 ``tcp_only``           probes by TCP connect only (a hung broker that accepts connections looks healthy)
 =====================  ==========================================================================================
+
+Controlled mutants: our ControlledClusterFailover with its poll's outcome changed (its ``fetch``); the HTTP
+request, the validation, the switch and the client are the real ones.
+
+=====================  ==========================================================================================
+``answer_late``        applies a changed answer of the URL provider one poll late (an answer compared with the
+                       previous poll's instead of the configuration in use, a switch queued for the next tick)
+``answer_ignored``     never applies a changed answer (a comparison that always finds it equal)
+=====================  ==========================================================================================
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -71,6 +81,28 @@ class FilteredPolicy:
         self.inner.commit(decision)
 
 
+class WatchedPolicy:
+    """Passes everything to ``inner`` and notes whether any check failed (``acted``): a provider mutant changes
+    how the provider reacts to a failed check, so in a run where none failed it never acted."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.acted = False
+
+    @property
+    def current(self) -> int:
+        return int(self.inner.current)
+
+    def tick(self, now: float, healthy: Mapping[int, bool]) -> Decision | None:
+        if not all(healthy.values()):
+            self.acted = True
+        decision: Decision | None = self.inner.tick(now, healthy)
+        return decision
+
+    def commit(self, decision: Decision) -> None:
+        self.inner.commit(decision)
+
+
 def _policy(provider: Any, failover_delay: float, switch_back_delay: float) -> FailoverPolicy:
     shipped: FailoverPolicy = provider.policy
     return FailoverPolicy(shipped.endpoints, failover_delay, switch_back_delay, tolerance=shipped.tolerance)
@@ -112,12 +144,54 @@ def _tcp_only(provider: Any) -> None:
     provider.probe = make_probe("tcp")
 
 
+def _answer_late(provider: Any, acted: threading.Event) -> None:
+    fetch = provider.fetch
+    seen: list[Any] = [None]
+
+    def late() -> Any:
+        config = fetch()
+        if config != provider.current:
+            acted.set()
+        if config != provider.current and config != seen[0]:
+            seen[0] = config  # first poll with this answer: not applied yet
+            return provider.current
+        seen[0] = None
+        return config
+
+    provider.fetch = late
+
+
+def _answer_ignored(provider: Any, acted: threading.Event) -> None:
+    fetch = provider.fetch
+
+    def ignored() -> Any:
+        if fetch() != provider.current:  # the request is made and validated as shipped; its answer is dropped
+            acted.set()
+        return provider.current
+
+    provider.fetch = ignored
+
+
 @dataclass(frozen=True)
 class ProviderMutant:
     name: str
     models: str
-    apply: Callable[[Any], None]
-    """Changes a built AutoClusterFailover in place."""
+    change: Callable[..., None]
+    provider_kind: str = "auto"
+    """The provider kind it changes: ``auto`` (our AutoClusterFailover) or ``controlled``."""
+
+    def apply(self, provider: Any) -> Callable[[], str | None]:
+        """Change a built provider in place; returns what says, after the run, why the mutant never acted (None
+        where it did): it changes the reaction to a failed check (``auto``) or to a changed answer
+        (``controlled``), so a run without one ran the shipped code only."""
+        if self.provider_kind == "controlled":
+            changed = threading.Event()
+            self.change(provider, changed)
+            return lambda: None if changed.is_set() else "the URL provider's answer never changed in this run"
+        self.change(provider)
+        watched = WatchedPolicy(provider.policy)
+        provider.policy = watched
+        return lambda: None if watched.acted else "no check of the provider failed in this run"
 
 
 PROVIDER_MUTANTS: dict[str, ProviderMutant] = {
@@ -129,5 +203,11 @@ PROVIDER_MUTANTS: dict[str, ProviderMutant] = {
         ProviderMutant("back_at_once", "switches back as soon as the primary answers once", _back_at_once),
         ProviderMutant("last_secondary", "fails over to the last secondary, not the first", _last_secondary),
         ProviderMutant("tcp_only", "probes by TCP connect only", _tcp_only),
+        ProviderMutant(
+            "answer_late", "applies the URL provider's changed answer one poll late", _answer_late, "controlled"
+        ),
+        ProviderMutant(
+            "answer_ignored", "never applies the URL provider's changed answer", _answer_ignored, "controlled"
+        ),
     )
 }

@@ -16,6 +16,8 @@ CATCHERS: dict[str, tuple[str, ...]] = {
     "back_at_once": ("switch_back",),
     "last_secondary": ("switch",),
     "tcp_only": ("switch",),
+    "answer_late": ("switch", "switch_back"),
+    "answer_ignored": ("switch", "switch_back"),
     "drop_one": ("no_loss",),
     "twice_one": ("max_duplicates",),
     "swap_two": ("ordering",),

@@ -60,7 +60,7 @@ class KillMatrix:
         if mutant is None:
             return
         case = report.nodeid.rsplit("::", 1)[-1].rsplit("@", 1)[0]
-        if report.when == "setup" and report.skipped:
+        if report.when in ("setup", "call") and report.skipped:
             reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
             self.rows.append((case, mutant, "n/a", reason.removeprefix("Skipped: ")))
         elif report.when == "call":

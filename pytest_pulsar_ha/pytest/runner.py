@@ -92,7 +92,7 @@ def _judge_mutant(item: Any, mutant: str, result: ScenarioResult, replay: str) -
     """A mutated run: killed (returns, noting the expectations that failed with their figures) when an
     expectation failed; survived (raises) when every one held; neither (raises) when the run had problems or a
     deadlock, which could fail it whatever the mutant did."""
-    from pytest_pulsar_ha.mutants.catalogue import MUTANTS
+    from pytest_pulsar_ha.mutants.catalogue import MUTANTS, NEVER_ACTED_FACT
     from pytest_pulsar_ha.pytest.mutation import KILLED_BY_PROPERTY
     from pytest_pulsar_ha.scenario.errors import ScenarioFailed
 
@@ -102,6 +102,16 @@ def _judge_mutant(item: Any, mutant: str, result: ScenarioResult, replay: str) -
             f"{result.describe()}\n  {replay}"
         )
     failed = [c for c in result.checks if not c.ok]
+    never_acted = result.facts.get(NEVER_ACTED_FACT)
+    if never_acted is not None:
+        if failed:
+            raise ScenarioFailed(
+                f"mutant {mutant} never acted ({never_acted}), so this run was the shipped code's, and it failed:\n"
+                f"{result.describe()}\n  {replay}"
+            )
+        import pytest
+
+        pytest.skip(f"mutant {mutant} never acted: {never_acted}; the run was the shipped code's, nothing to kill")
     if failed:
         killed_by = "; ".join(f"{c.name}: measured {c.measured}, expected {c.expected}" for c in failed)
         item.user_properties.append((KILLED_BY_PROPERTY, killed_by))

@@ -95,7 +95,9 @@ class AvailabilitySpec(_Model):
 
 
 class OrderingSpec(_Model):
-    """Messages are received in the order they were sent."""
+    """Messages are received in the order they were sent, among messages acknowledged by one cluster: the first
+    receipt of each message, and each cluster's own deliveries (a cluster may deliver a message again after a
+    reconnect, rewinding its stream; it may not deliver one it never delivered after a later one)."""
 
     per: Literal["key", "producer"]
     """Order is checked per message key or per producer."""

@@ -43,6 +43,36 @@ the cases of {none} (no provider switch for a client mutant to follow); `flaky-o
 """
 
 
+ROW = re.compile(r"^(\S+)\s+(\S+)\s+(killed|survived|n/a|error)\s+(.*)$")
+
+
+def blocks(text: str) -> list[tuple[str, str, list[tuple[str, str, str, str]]]]:
+    """A stored file's runs, each (command, when, rows): the first run, then any re-run of some of its items."""
+    out: list[tuple[str, str, list[tuple[str, str, str, str]]]] = []
+    for line in text.splitlines():
+        if line.startswith("$ "):
+            out.append((line, "", []))
+        elif line.startswith("# ran ") and out:
+            out[-1] = (out[-1][0], line, out[-1][2])
+        elif (m := ROW.match(line)) is not None and out:
+            out[-1][2].append((m.group(1), m.group(2), m.group(3), m.group(4)))
+    return out
+
+
+def merged(text: str) -> list[tuple[str, str, str, str]]:
+    """The file's matrix: each (case, mutant) as its latest run left it, in the order first printed."""
+    rows: dict[tuple[str, str], tuple[str, str, str, str]] = {}
+    for _, _, block_rows in blocks(text):
+        for row in block_rows:
+            rows[(row[0], row[1])] = row
+    return list(rows.values())
+
+
+def score(rows: list[tuple[str, str, str, str]]) -> tuple[int, int]:
+    killed = sum(1 for r in rows if r[2] == "killed")
+    return killed, sum(1 for r in rows if r[2] in ("killed", "survived"))
+
+
 def render() -> str:
     files = sorted(DATA.glob("*.txt"))
     shipped = sorted(p.name.removesuffix(".pulsar-ha.yaml") for p in (ROOT / "scenarios").rglob("*.pulsar-ha.yaml"))
@@ -52,11 +82,19 @@ def render() -> str:
     lines = [INTRO.format(missing=missing or "none", none=none)]
     killed = applicable = 0
     for path in files:
-        text = path.read_text().rstrip("\n")
-        for line in text.splitlines():
-            if (m := SCORE.match(line)) is not None:
-                killed, applicable = killed + int(m.group(1)), applicable + int(m.group(2))
-        lines += [f"## {path.stem}", "", "```text", text, "```", ""]
+        text = path.read_text()
+        rows = merged(text)
+        k, n = score(rows)
+        killed, applicable = killed + k, applicable + n
+        lines += [f"## {path.stem}", ""]
+        runs = blocks(text)
+        if len(runs) > 1:
+            lines += ["Runs (a later run's rows replace the earlier ones for the same case and mutant):", ""]
+        lines += [f"- `{command}` ({when.removeprefix('# ')})" for command, when, _ in runs]
+        width = max(len(r[0]) for r in rows)
+        table = [f"{case:<{width}}  {mutant:<14}  {verdict:<8}  {why}" for case, mutant, verdict, why in rows]
+        percent = f"{k / n:.0%}" if n else "-"
+        lines += ["", "```text", *table, f"mutation score: {k} of {n} applicable mutants killed ({percent})", "```", ""]
     lines.insert(1, f"In all: {killed} of {applicable} applicable mutants killed in the files run.\n")
     return "\n".join(lines)
 

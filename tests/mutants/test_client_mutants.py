@@ -79,3 +79,13 @@ def test_lose_one_ack_reports_one_send_acknowledged_that_it_never_made() -> None
     assert inner.sent == [b"m0", b"m2", b"m3"]
     assert [r for r, _ in results] == [pulsar.Result.Ok] * 4
     assert isinstance(results[1][1], FakeMessageId) and results[1][1].ledger_id() == -1
+
+
+def test_a_wrapper_says_whether_it_acted() -> None:
+    inner, trigger = Consumer(4), threading.Event()
+    wrapped = CLIENT_MUTANTS["twice_one"].wrap(inner, trigger)
+    wrapped.receive()
+    assert not wrapped.acted  # no trigger yet: the shipped behaviour
+    trigger.set()
+    wrapped.receive()
+    assert wrapped.acted

@@ -175,3 +175,26 @@ scenarios:
     assert explain_survivor(scenario, "swap_two", checks) == [
         "the scenario has no ordering expectation, which is what would catch it"
     ]
+
+
+@pytest.mark.parametrize("mutant", ["late", "early", "never_back", "back_at_once", "tcp_only"])
+def test_a_provider_mutant_acts_only_once_a_check_fails(mutant: str) -> None:
+    endpoints = [ClusterEndpoint(f"pulsar://127.0.0.1:{6650 + i}", name=n) for i, n in enumerate("ab")]
+    provider = AutoClusterFailover(
+        endpoints[0], endpoints[1:], check_interval=1.0, failover_delay=2.0, switch_back_delay=2.0
+    )
+    provider.switch = lambda service_info: None  # type: ignore[method-assign]
+    down: set[str] = set()
+    provider.probe = SimulatedProbe(lambda name: name in down)
+    never_acted = PROVIDER_MUTANTS[mutant].apply(provider)
+    if mutant == "tcp_only":  # the mutant's own probe: simulated again, its failures seen the same way
+        provider.probe = SimulatedProbe(lambda name: name in down)
+    try:
+        for t in range(3):
+            provider.tick(scheduled_at=float(t))
+        assert never_acted() == "no check of the provider failed in this run"
+        down.add("a")
+        provider.tick(scheduled_at=3.0)
+        assert never_acted() is None
+    finally:
+        provider.close()

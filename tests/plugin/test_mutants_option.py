@@ -35,6 +35,8 @@ def fake_execute(case, env, *, evidence_dir, spark, seed=None, mutant=None):
     result = scenario_runner.ScenarioResult(case.id, "failed" if late else "passed", 7)
     result.checks.append(CheckResult("switch", not late, "first ack within [2.2s, 2.7s]", "3.25s" if late else "2.35s"))
     result.checks.append(CheckResult("no_loss", True, "every send received", "lost=0"))
+    if mutant == "swap_two":  # as the run's mutation part reports a mutant whose trigger never came
+        result.facts["mutant_never_acted"] = "the provider never switched in this run"
     return result
 """
 )
@@ -63,6 +65,18 @@ def test_a_killed_mutant_passes_a_survivor_fails_and_the_matrix_says_which(pytes
             "*pulsar-ha scenarios*",
             "killed * outage@late",
             "survived * outage@drop_one",
+        ]
+    )
+
+
+def test_a_mutant_that_never_acted_is_not_applicable_not_a_survivor(pytester: pytest.Pytester) -> None:
+    result = _run(pytester, "swap_two")
+    result.assert_outcomes(skipped=2)
+    result.stdout.fnmatch_lines(
+        [
+            "outage  *swap_two  *n/a  *mutant swap_two never acted: the provider never switched in this run; the run "
+            "was the shipped code's, nothing to kill",
+            "mutation score: 0 of 0 applicable mutants killed (-)",
         ]
     )
 

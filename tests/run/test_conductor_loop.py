@@ -111,6 +111,7 @@ def test_the_table_keeps_the_run_order() -> None:
         "Metadata",
         "PlacementWatches",
         "Drain",
+        "Mutation",  # what the mutant did, once nothing else can happen
     ]
 
 

@@ -234,6 +234,26 @@ def test_same_cluster_reorder_is_found_among_allowed_ones(load: Load) -> None:
     assert [(e["kind"], e["seq"]) for e in verdict.examples] == [("reorder", 3), ("allowed", 4)]
 
 
+def test_a_swap_among_messages_already_received_from_another_cluster_is_a_reorder(load: Load) -> None:
+    """From a: 1..6; then b replays them (the subscription had them all) with 3 and 4 swapped: no first receipt is
+    out of order, but b's own stream is; b redelivering 5 and 6 once more rewinds it, which is no reorder."""
+    from spark_checks import check_duplicates, check_ordering
+
+    b = Builder()
+    for seq in range(1, 7):
+        b.publish(seq, "producer-0", seq, A)
+    for at, seq in enumerate((1, 2, 3, 4, 5, 6)):
+        b.receive(20 + at, "sub-1", "producer-0", seq, A)
+    for at, seq in enumerate((1, 2, 4, 3, 5, 6, 5, 6)):
+        b.receive(40 + at, "sub-1", "producer-0", seq, B)
+    history = load(b)
+    verdict = check_ordering(history, scopes=("producer",))
+    assert verdict.counts["reorders"] == 1 and verdict.counts["allowed_cross_cluster_interleavings"] == 0
+    assert [(e["kind"], e["seq"], e["received_from"]) for e in verdict.examples] == [("reorder", 3, B)]
+    assert verdict.examples[0]["max_seq_before_from_same_cluster"] == 4
+    assert check_duplicates(history).counts["duplicates"] == 8
+
+
 def test_redelivery_after_consumer_restart_is_duplicates_not_reorder(load: Load) -> None:
     from spark_checks import check_duplicates, check_ordering
 

@@ -95,3 +95,12 @@ def test_a_reorder_within_a_cluster_and_an_interleaving_across_clusters_are_told
         "reorders": 1,
         "allowed_cross_cluster_interleavings": 1,
     }
+
+
+def test_a_swap_in_one_cluster_s_replay_is_a_reorder_and_a_redelivery_is_not() -> None:
+    events = [(0, "ack", "cluster-a", None, "producer-0", seq, None) for seq in range(1, 5)]
+    events += [(1, "receive", "cluster-a", "sub-1", "producer-0", seq, None) for seq in range(1, 5)]
+    events += [(2 + i, "receive", "cluster-b", "sub-1", "producer-0", seq, None) for i, seq in enumerate((1, 3, 2, 4))]
+    events += [(9, "receive", "cluster-b", "sub-1", "producer-0", 1, None)]  # b redelivers 1: a rewind
+    figures = check_table(_table(events))
+    assert figures["reorders"] == 1 and figures["duplicates"] == 5

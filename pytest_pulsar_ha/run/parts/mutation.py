@@ -4,19 +4,25 @@ client mutant wraps the workload's consumers or producers, acting after the prov
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
-from pytest_pulsar_ha.mutants.catalogue import MUTANTS, cannot_apply
+from pytest_pulsar_ha.mutants.catalogue import MUTANTS, NEVER_ACTED_FACT, cannot_apply
 from pytest_pulsar_ha.mutants.clients import CLIENT_MUTANTS
 from pytest_pulsar_ha.mutants.providers import PROVIDER_MUTANTS
 from pytest_pulsar_ha.run.context import RunContext
+from pytest_pulsar_ha.run.parts import stages
 from pytest_pulsar_ha.run.parts.base import Part
 
 
 class Mutation(Part):
+    finish_stage = stages.LAST_WORD
+
     def __init__(self, name: str) -> None:
         self.name = name
         self.unsubscribe: Any = None
+        self.never_acted: Callable[[], str | None] = lambda: None
+        """after the run: why the mutant never acted (its run was the shipped code's), or None"""
 
     @classmethod
     def of(cls, ctx: RunContext) -> Mutation | None:
@@ -29,7 +35,7 @@ class Mutation(Part):
         setup = ctx.needs_provider()
         ctx.facts["mutant"] = f"{self.name}: {MUTANTS[self.name]}"
         if self.name in PROVIDER_MUTANTS:
-            PROVIDER_MUTANTS[self.name].apply(setup.target)
+            self.never_acted = PROVIDER_MUTANTS[self.name].apply(setup.target)
             return
         from pulsar_ha_providers.events import SwitchEvent
 
@@ -39,13 +45,30 @@ class Mutation(Part):
         )
         mutant = CLIENT_MUTANTS[self.name]
 
+        wrapped: list[Any] = []
+
         def wrap(handle: Any) -> Any:
-            return mutant.wrap(handle, switched)
+            wrapped.append(mutant.wrap(handle, switched))
+            return wrapped[-1]
+
+        def never_acted() -> str | None:
+            if any(w.acted for w in wrapped):
+                return None
+            if not switched.is_set():
+                return "the provider never switched in this run, and the mutant acts after its first switch"
+            return f"no {mutant.wraps} call came after the provider's first switch in this run"
+
+        self.never_acted = never_acted
 
         if mutant.wraps == "consumer":
             ctx.wrap_consumer = wrap
         else:
             ctx.wrap_producer = wrap
+
+    def finish(self, ctx: RunContext) -> None:
+        reason = self.never_acted()
+        if reason is not None:
+            ctx.facts[NEVER_ACTED_FACT] = reason
 
     def close(self, ctx: RunContext) -> None:
         if self.unsubscribe is not None:

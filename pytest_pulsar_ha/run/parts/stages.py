@@ -26,3 +26,5 @@ STOP_OBSERVING = 40
 """the watches stop"""
 DRAIN = 50
 """every acknowledged send is received, or the drain times out"""
+LAST_WORD = 60
+"""what the run's mutant did, once nothing else can happen"""
