@@ -7,7 +7,10 @@ a test a fresh geo-replicated namespace. With ``--docker IMAGE`` it adds a row p
 backend (each standalone in a container of IMAGE) next to the embedded one. With ``--multi`` (e.g. ``2x2,1x4``:
 clusters x brokers) it adds rows for multi-broker clusters against ZooKeeper + metadata + bookie + brokers started
 by hand from the same conf files, and the resident memory (RSS) of each kind of process. Needs the package
-installed and Pulsar provisioned (``make setup``).
+installed and Pulsar provisioned (``make setup``). With ``--reuse`` it adds the warm-environment rows: the time
+from launching ``pytest`` to the start of its first test on 2 clusters without ``--pulsar-ha-reuse``, with it when
+no warm environment is up (the session starts one and leaves it up), and with it again (the session attaches);
+``--reuse-only`` prints only those.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import shutil
 import signal
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -180,6 +184,52 @@ def multi_rows(shapes: str, repeat: int) -> None:
         print(f"{shape:>8} {o:>10.1f} {b:>10.1f} {o / b:>6.2f}  {memory}", flush=True)
 
 
+FIRST_TEST = """
+import os, time
+
+def test_first(pulsar_ha):
+    with open(os.environ["BRINGUP_MARK"], "w") as out:
+        out.write(repr(time.time()))
+"""
+
+
+def time_to_first_test(folder: Path, reuse: bool) -> float:
+    """Seconds from launching pytest to the start of its first test (a test on the session's environment)."""
+    mark = folder / "mark"
+    mark.unlink(missing_ok=True)
+    argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", str(folder / "test_first.py")]
+    argv += ["--pulsar-ha-clusters=bench-a,bench-b"] + (["--pulsar-ha-reuse"] if reuse else [])
+    env = {**os.environ, "BRINGUP_MARK": str(mark)}
+    began = time.time()
+    done = subprocess.run(argv, cwd=folder, env=env, capture_output=True, text=True, timeout=900)
+    if done.returncode != 0 or not mark.exists():
+        raise SystemExit(f"pytest failed ({done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    return float(mark.read_text()) - began
+
+
+def reuse_rows(repeat: int) -> None:
+    """Time to the first test: a fresh environment, a session that starts a warm one, sessions that attach."""
+    folder = Path(tempfile.mkdtemp(prefix="bringup-reuse-"))
+    (folder / "test_first.py").write_text(FIRST_TEST)
+    from pytest_pulsar_ha.warm.description import EnvironmentDescription
+
+    digest = EnvironmentDescription.of(HaSettings(clusters=tuple(parse_clusters("bench-a,bench-b")))).digest
+    down = [sys.executable, "-m", "pytest_pulsar_ha", "down", digest]  # only the benchmark's own
+    fresh = [time_to_first_test(folder, reuse=False) for _ in range(repeat)]
+    subprocess.run(down, capture_output=True)  # one left by an interrupted run
+    try:
+        starting = time_to_first_test(folder, reuse=True)
+        attached = [time_to_first_test(folder, reuse=True) for _ in range(max(repeat, 3))]
+    finally:
+        subprocess.run(down, check=True, capture_output=True)
+    f, a = statistics.median(fresh), statistics.median(attached)
+    print(f"\npytest launch to its first test, 2 clusters ({len(fresh)} fresh, {len(attached)} attached runs)")
+    print(f"{'without --pulsar-ha-reuse':>34} {f:>6.1f} s")
+    print(f"{'--pulsar-ha-reuse, none up yet':>34} {starting:>6.1f} s  (starts one, leaves it up)")
+    print(f"{'--pulsar-ha-reuse, attached':>34} {a:>6.1f} s  (min {min(attached):.1f}, max {max(attached):.1f})")
+    print(f"{'attached / fresh':>34} {a / f:>6.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--counts", default="2,3")
@@ -193,7 +243,12 @@ def main() -> None:
         metavar="IMAGE",
         help="docker backend rows on this image (e.g. pytest-pulsar-ha/pulsar:4.2.4-r2)",
     )
+    parser.add_argument("--reuse", action="store_true", help="add the warm-environment rows (--pulsar-ha-reuse)")
+    parser.add_argument("--reuse-only", action="store_true", help="print only the warm-environment rows")
     args = parser.parse_args()
+    if args.reuse_only:
+        reuse_rows(args.repeat)
+        return
     if args.multi_only:
         multi_rows(args.multi or "2x2,1x4", args.repeat)
         return
@@ -220,6 +275,8 @@ def main() -> None:
         docker_rows(args.docker, embedded, args.repeat)
     if args.multi:
         multi_rows(args.multi, args.repeat)
+    if args.reuse:
+        reuse_rows(args.repeat)
 
 
 def docker_rows(image: str, embedded: dict[int, float], repeat: int) -> None:

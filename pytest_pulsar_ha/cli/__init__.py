@@ -15,6 +15,7 @@ from pytest_pulsar_ha.cli.metadata_sync import add_metadata_sync_parser
 from pytest_pulsar_ha.cli.migrate import add_migrate_parser
 from pytest_pulsar_ha.cli.mutate import add_mutate_parser
 from pytest_pulsar_ha.cli.nightly import add_nightly_parser
+from pytest_pulsar_ha.cli.warm import add_warm_parsers
 from pytest_pulsar_ha.errors import PulsarHaError
 from pytest_pulsar_ha.provisioning import DEFAULT_PULSAR_VERSION, default_cache_dir, ensure_pulsar, ensure_toxiproxy
 from pytest_pulsar_ha.runtime.backends import build_environment
@@ -71,6 +72,11 @@ def cmd_reap(args: argparse.Namespace) -> int:
     for record in reaped:
         _say(f"killed leftover {record.name} (pgid {record.pgid}): {record.command}")
     _say(f"{len(reaped)} leftover process group(s) reaped")
+    from pytest_pulsar_ha.cli.warm import remove_stale
+    from pytest_pulsar_ha.warm.state import WarmStore
+
+    for digest in remove_stale(WarmStore(default_cache_dir())):
+        _say(f"removed the stale warm environment {digest} (its keeper is gone)")
     from pytest_pulsar_ha.runtime.docker.reaper import reap_if_engine
 
     containers = reap_if_engine()  # the docker backend's, by label; nothing when no engine answers
@@ -194,6 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_nightly_parser(sub)
     add_findings_parser(sub)
     add_mutate_parser(sub)
+    add_warm_parsers(sub)
     return parser
 
 

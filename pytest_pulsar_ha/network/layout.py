@@ -10,7 +10,8 @@ with the owning broker's proxy. The cluster's service URL is a multi-host URL ov
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import Any
 
 from pytest_pulsar_ha.network.listeners import ListenerPlan
 from pytest_pulsar_ha.network.proxies import client_proxy, http_proxy, link_proxy
@@ -103,6 +104,38 @@ class ProxyLayout:
 
     def brokers(self, cluster: str) -> tuple[BrokerRoute, ...]:
         return self.routes[cluster]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            name: [{**asdict(r), "incoming": {src: list(via) for src, via in r.incoming.items()}} for r in routes]
+            for name, routes in self.routes.items()
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> ProxyLayout:
+        """The layout :meth:`to_json` wrote; ValueError for anything else."""
+        try:
+            return cls(
+                {
+                    str(name): tuple(
+                        BrokerRoute(
+                            str(r["cluster"]),
+                            int(r["index"]),
+                            int(r["broker_port"]),
+                            int(r["web_port"]),
+                            str(r["client_proxy"]),
+                            int(r["client_port"]),
+                            str(r["http_proxy"]),
+                            int(r["http_port"]),
+                            {str(src): (str(via[0]), int(via[1])) for src, via in dict(r["incoming"]).items()},
+                        )
+                        for r in routes
+                    )
+                    for name, routes in dict(data).items()
+                }
+            )
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+            raise ValueError(f"not a proxy layout ({type(exc).__name__}: {exc})") from None
 
     def listener_plans(self, cluster: str) -> list[ListenerPlan]:
         return [route.listener_plan() for route in self.routes[cluster]]

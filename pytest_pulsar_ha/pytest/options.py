@@ -10,7 +10,7 @@ import pytest
 
 from pytest_pulsar_ha.errors import ConfigurationError
 from pytest_pulsar_ha.provisioning import DEFAULT_PULSAR_VERSION, default_cache_dir
-from pytest_pulsar_ha.pytest import mutation
+from pytest_pulsar_ha.pytest import mutation, reuse
 from pytest_pulsar_ha.settings import (
     BACKEND_NAMES,
     HaSettings,
@@ -60,6 +60,7 @@ def add_options(parser: pytest.Parser) -> None:
         help="seed of every random choice of the scenarios (replays a failed run; default: each scenario's own)",
     )
     mutation.add_option(group)
+    reuse.add_option(group, parser)
 
 
 def option_value(config: pytest.Config, name: str) -> tuple[str, str]:

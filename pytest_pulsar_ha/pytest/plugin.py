@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from pytest_pulsar_ha.errors import ConfigurationError
-from pytest_pulsar_ha.pytest import mutation
+from pytest_pulsar_ha.pytest import mutation, reuse
 from pytest_pulsar_ha.pytest.failure_reports import (
     attach_failure_logs,
     link_run_page_in_html_report,
@@ -105,10 +105,13 @@ def pytest_configure(config: pytest.Config) -> None:
     except ConfigurationError as exc:
         raise pytest.UsageError(str(exc)) from None
     mutation.configure(config)
+    reuse.configure(config, config.stash[SETTINGS_KEY])
 
 
-def pytest_report_header(config: pytest.Config) -> str:
-    return config.stash[SETTINGS_KEY].describe()
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    settings = config.stash[SETTINGS_KEY]
+    warm = reuse.header(config, settings)
+    return [settings.describe()] + ([warm] if warm else [])
 
 
 @pytest.fixture(scope="session")
@@ -138,6 +141,10 @@ def pulsar_ha_environments(
     def start(specs: tuple[ClusterSpec, ...]) -> PulsarHaEnvironment:
         quiet = capture.global_and_fixture_disabled() if capture else contextlib.nullcontext()
         settings = dataclasses.replace(pulsar_ha_settings, clusters=specs)
+        if reuse.reuses(pytestconfig) and specs == tuple(pulsar_ha_settings.clusters):
+            with quiet:
+                env: PulsarHaEnvironment = reuse.warm_environment(settings)
+                return env
 
         def attempt() -> PulsarHaEnvironment:
             env = build_environment(settings, work_dir=tmp_path_factory.mktemp("pulsar-ha"), entry=entry)

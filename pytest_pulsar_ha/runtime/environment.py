@@ -6,7 +6,7 @@ import atexit
 import contextlib
 import time
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 from pytest_pulsar_ha.network.layout import ProxyLayout, multi_host_url
 from pytest_pulsar_ha.network.listeners import replication_listener
 from pytest_pulsar_ha.network.proxies import ProxyNetwork
-from pytest_pulsar_ha.network.toxiproxy import ToxiproxyServer
+from pytest_pulsar_ha.network.toxiproxy import ToxiproxyClient, ToxiproxyServer
 from pytest_pulsar_ha.process.pid_registry import PidRegistry
 from pytest_pulsar_ha.process.ports import free_ports
-from pytest_pulsar_ha.runtime.backend_protocol import Backend
+from pytest_pulsar_ha.runtime.backend_protocol import Backend, ClusterNode
 from pytest_pulsar_ha.runtime.cluster import Cluster
 from pytest_pulsar_ha.settings.clusters import ClusterSpec, ordered_pairs
 
@@ -50,12 +50,48 @@ class PulsarHaEnvironment:
         work_dir: Path,
         registry: PidRegistry,
     ) -> None:
+        self.toxiproxy = ToxiproxyServer(toxiproxy_binary, work_dir, registry)
+        self._fields(specs, backend, work_dir, registry, self.toxiproxy.client)
+
+    @classmethod
+    def adopted(
+        cls,
+        specs: Sequence[ClusterSpec],
+        backend: Backend,
+        *,
+        toxiproxy: ToxiproxyClient,
+        layout: ProxyLayout,
+        nodes: Mapping[str, ClusterNode],
+        work_dir: Path,
+        registry: PidRegistry,
+    ) -> PulsarHaEnvironment:
+        """The running environment of another process (a warm environment's keeper), as its clusters' ``nodes``
+        and its toxiproxy: nothing is started, and :meth:`close` stops nothing but what :meth:`on_close` adds."""
+        env = cls.__new__(cls)
+        env._fields(specs, backend, work_dir, registry, toxiproxy)
+        env.layout = layout
+        for spec in env.specs:
+            env.clusters[spec.name] = Cluster(nodes[spec.name], env.network, layout)
+        env._tenant_ready = all(c.admin.get_raw(f"tenants/{GEO_TENANT}")[0] == 200 for c in env.clusters.values())
+        return env
+
+    def on_close(self, callback: Callable[[], object]) -> None:
+        """Call ``callback`` when the environment closes (before what was registered earlier)."""
+        self._stack.callback(callback)
+
+    def _fields(
+        self,
+        specs: Sequence[ClusterSpec],
+        backend: Backend,
+        work_dir: Path,
+        registry: PidRegistry,
+        toxiproxy: ToxiproxyClient,
+    ) -> None:
         self.specs = list(specs)
         self.backend = backend
         self.work_dir = work_dir
         self.registry = registry
-        self.toxiproxy = ToxiproxyServer(toxiproxy_binary, work_dir, registry)
-        self.network = ProxyNetwork(self.toxiproxy.client)
+        self.network = ProxyNetwork(toxiproxy)
         self.clusters: dict[str, Cluster] = {}
         self.client_options: dict[str, Any] = {"listener_name": "external"}
         self.startup_seconds: float | None = None

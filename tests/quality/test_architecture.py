@@ -41,6 +41,7 @@ RANKS: dict[str, int] = {
     "checks": 7,
     "report": 8,
     "mutants": 8,
+    "warm": 8,
     "run": 9,
     "nightly": 9,
     "pytest": 10,

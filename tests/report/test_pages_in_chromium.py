@@ -41,12 +41,23 @@ def browser() -> Iterator[Any]:
         launched.close()
 
 
+class WatchedPage:
+    """A Playwright page (everything but ``errors`` is the page's) and what it logged as an error: console errors
+    and uncaught exceptions."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+        self.errors: list[str] = []
+        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.page, name)
+
+
 @pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    opened = browser.new_page(viewport={"width": 1280, "height": 900})
-    opened.errors = []  # type: ignore[attr-defined]
-    opened.on("console", lambda m: opened.errors.append(m.text) if m.type == "error" else None)
-    opened.on("pageerror", lambda e: opened.errors.append(str(e)))
+def page(browser: Any) -> Iterator[WatchedPage]:
+    opened = WatchedPage(browser.new_page(viewport={"width": 1280, "height": 900}))
     yield opened
     opened.close()
 

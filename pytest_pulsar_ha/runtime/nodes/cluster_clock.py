@@ -9,7 +9,7 @@ monotonic clock (``System.nanoTime()``, timeouts, sleeps) is the host's. Measure
 ``Thread.sleep(1000)`` takes 1.000 s under the preload, ``currentTimeMillis`` 54 ns against 23 ns without it.
 
 Where the library is missing (a machine without ``libfaketime``), processes start without it and
-:meth:`ClusterClock.controlled` says why; a fault that moves the clock then refuses to run.
+:meth:`ClusterClock.why_not_controlled` says why; a fault that moves the clock then refuses to run.
 """
 
 from __future__ import annotations

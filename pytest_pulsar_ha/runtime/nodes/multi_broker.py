@@ -82,7 +82,7 @@ class Service:
 
 
 class ZooKeeperService(Service):
-    def __init__(self, cluster: str, port: int, options: EmbeddedOptions) -> None:
+    def __init__(self, cluster: str, port: int, options: EmbeddedOptions, clock: ClusterClock) -> None:
         self.port = port
         self.options = options
         base = options.work_dir / cluster / "zookeeper"
@@ -97,7 +97,7 @@ class ZooKeeperService(Service):
             log_path=base / "logs" / "stdout.log",
             registry=options.registry,
             env={
-                **java_env(dist.java.parent.parent, base.parent, base / "logs", "zookeeper.log"),
+                **java_env(dist.java.parent.parent, clock, base / "logs", "zookeeper.log"),
                 "PULSAR_ZK_CONF": str(conf),
                 "PULSAR_MEM": ZOOKEEPER_MEM,
             },
@@ -114,7 +114,7 @@ class ZooKeeperService(Service):
 
 
 class BookieService(Service):
-    def __init__(self, cluster: str, ports: ServicePorts, options: EmbeddedOptions) -> None:
+    def __init__(self, cluster: str, ports: ServicePorts, options: EmbeddedOptions, clock: ClusterClock) -> None:
         self.ports = ports
         self.options = options
         base = options.work_dir / cluster / "bookie"
@@ -128,7 +128,7 @@ class BookieService(Service):
             log_path=base / "logs" / "stdout.log",
             registry=options.registry,
             env={
-                **java_env(dist.java.parent.parent, base.parent, base / "logs", "bookkeeper.log"),
+                **java_env(dist.java.parent.parent, clock, base / "logs", "bookkeeper.log"),
                 "PULSAR_BOOKKEEPER_CONF": str(conf),
                 "BOOKIE_MEM": BOOKIE_MEM,
             },
@@ -154,6 +154,7 @@ class BrokerService(Service):
         options: EmbeddedOptions,
         token: str | None,
         extra: dict[str, str],
+        clock: ClusterClock,
     ) -> None:
         self.spec = spec
         self.index = index
@@ -171,7 +172,7 @@ class BrokerService(Service):
             log_path=base / "logs" / "stdout.log",
             registry=options.registry,
             env={
-                **java_env(dist.java.parent.parent, base.parent, base / "logs", "broker.log"),
+                **java_env(dist.java.parent.parent, clock, base / "logs", "broker.log"),
                 "PULSAR_BROKER_CONF": str(conf),
                 "PULSAR_MEM": f"-Xms128m -Xmx{options.heap} -XX:MaxDirectMemorySize={BROKER_DIRECT_MEMORY}",
             },
@@ -223,9 +224,11 @@ class MultiBrokerNode:
         extra: dict[str, str] = {}
         if spec.auth == "token":
             self.token, extra = new_cluster_key(self.dir / "conf")
-        self._zookeeper = ZooKeeperService(spec.name, zk, options)
-        self._bookie = BookieService(spec.name, self.ports, options)
-        self._brokers = [BrokerService(spec, i, plan, zk, options, self.token, extra) for i, plan in enumerate(plans)]
+        self._zookeeper = ZooKeeperService(spec.name, zk, options, self.clock)
+        self._bookie = BookieService(spec.name, self.ports, options, self.clock)
+        self._brokers = [
+            BrokerService(spec, i, plan, zk, options, self.token, extra, self.clock) for i, plan in enumerate(plans)
+        ]
         self._initialized = self.dir / "metadata-initialized"
         self.start_seconds: dict[str, float] = {}
         """Seconds each step of the last :meth:`start` took (process name -> seconds), for benchmarks."""
@@ -286,7 +289,7 @@ class MultiBrokerNode:
             cwd=self.dir,
             log_path=logs / "stdout.log",
             registry=self.options.registry,
-            env={**java_env(dist.java.parent.parent, self.dir, logs, "initialize.log"), "PULSAR_MEM": TOOL_MEM},
+            env={**java_env(dist.java.parent.parent, self.clock, logs, "initialize.log"), "PULSAR_MEM": TOOL_MEM},
         )
         tool.run_to_completion(
             timeout=self.options.startup_timeout,

@@ -131,7 +131,7 @@ def broker_settings(
     return settings
 
 
-def java_env(java_home: Path, cluster_dir: Path, log_dir: Path, log_file: str) -> dict[str, str]:
+def java_env(java_home: Path, clock: ClusterClock, log_dir: Path, log_file: str) -> dict[str, str]:
     """Environment every process of a multi-broker cluster shares (Java, where its log goes, the cluster's
     clock)."""
     return {
@@ -142,5 +142,5 @@ def java_env(java_home: Path, cluster_dir: Path, log_dir: Path, log_file: str) -
         "BOOKIE_GC": GC,
         "PULSAR_EXTRA_OPTS": pause_log_option(log_dir),
         "BOOKIE_EXTRA_OPTS": pause_log_option(log_dir),
-        **ClusterClock(cluster_dir).env(),
+        **clock.env(),
     }

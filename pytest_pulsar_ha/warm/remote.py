@@ -1,0 +1,184 @@
+"""An attached session's view of a warm environment's clusters: nodes and processes that look like the
+embedded backend's (the :mod:`~pytest_pulsar_ha.runtime.backend_protocol` seam) and act through the keeper's
+control socket, since the keeper owns the processes. Addresses, tokens and the cluster clock come from the
+state file; the clock is a file the session moves itself."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pytest_pulsar_ha.runtime.nodes.cluster_clock import ClusterClock
+from pytest_pulsar_ha.settings.clusters import ClusterSpec
+from pytest_pulsar_ha.warm.control import ControlClient
+
+
+class RemoteProcess:
+    """One process of a warm cluster (a broker, its ZooKeeper or its bookie)."""
+
+    def __init__(self, control: ControlClient, cluster: str, process: str, info: Mapping[str, Any]) -> None:
+        self._control = control
+        self._cluster = cluster
+        self._process = process
+        self._name = str(info.get("name", process))
+        self._id = str(info.get("id", ""))
+        self._broker_url = str(info.get("broker_url", ""))
+        self._web_url = str(info.get("web_url", ""))
+
+    def _call(self, action: str, **extra: Any) -> Any:
+        return self._control.call(action, self._cluster, self._process, **extra)
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def id(self) -> str:
+        return self._id
+
+    @property
+    def broker_url(self) -> str:
+        return self._broker_url
+
+    @property
+    def web_url(self) -> str:
+        return self._web_url
+
+    def start(self) -> None:
+        self._call("start")
+
+    def kill(self) -> None:
+        self._call("kill")
+
+    def pause(self) -> None:
+        self._call("pause")
+
+    def resume(self) -> None:
+        self._call("resume")
+
+    def is_running(self) -> bool:
+        return bool(self._call("is_running"))
+
+    def is_paused(self) -> bool:
+        return bool(self._call("is_paused"))
+
+    def log_tail(self, lines: int = 40) -> str:
+        return str(self._call("log_tail", lines=lines))
+
+
+class RemoteNode:
+    """One warm cluster. ``stop`` does nothing: the cluster is the keeper's, and outlives the session."""
+
+    def __init__(self, control: ControlClient, spec: ClusterSpec, info: Mapping[str, Any]) -> None:
+        self._control = control
+        self.spec = spec
+        self.token: str | None = info.get("token")
+        self._broker_url = str(info["broker_url"])
+        self._web_url = str(info["web_url"])
+        self.dir = Path(str(info["dir"]))
+        self.clock = ClusterClock(self.dir) if info.get("clock") else None
+        bits = info.get("ledger_id_high_bits")
+        self.ledger_id_high_bits = bits if isinstance(bits, int) else None
+        self._brokers = [
+            RemoteProcess(control, spec.name, f"broker:{i}", broker) for i, broker in enumerate(info["brokers"])
+        ]
+        self._zookeeper = (
+            RemoteProcess(control, spec.name, "zookeeper", {"name": info["zookeeper"]})
+            if info.get("zookeeper")
+            else None
+        )
+        self._bookie = (
+            RemoteProcess(control, spec.name, "bookie", {"name": info["bookie"]}) if info.get("bookie") else None
+        )
+
+    def _call(self, action: str, **extra: Any) -> Any:
+        return self._control.call(action, self.spec.name, None, **extra)
+
+    @property
+    def broker_url(self) -> str:
+        return self._broker_url
+
+    @property
+    def web_url(self) -> str:
+        return self._web_url
+
+    @property
+    def brokers(self) -> Sequence[RemoteProcess]:
+        return self._brokers
+
+    @property
+    def zookeeper(self) -> RemoteProcess | None:
+        return self._zookeeper
+
+    @property
+    def bookie(self) -> RemoteProcess | None:
+        return self._bookie
+
+    def start(self) -> None:
+        self._call("start")
+
+    def stop(self) -> None:
+        return None
+
+    def kill(self) -> None:
+        self._call("kill")
+
+    def pause(self) -> None:
+        self._call("pause")
+
+    def resume(self) -> None:
+        self._call("resume")
+
+    def is_running(self) -> bool:
+        return bool(self._call("is_running"))
+
+    def is_paused(self) -> bool:
+        return bool(self._call("is_paused"))
+
+    def log_tail(self, lines: int = 40) -> str:
+        return str(self._call("log_tail", lines=lines))
+
+
+def node_info(node: Any) -> dict[str, Any]:
+    """What a session needs of a running node (written by the keeper into the state file)."""
+    return {
+        "token": node.token,
+        "broker_url": node.broker_url,
+        "web_url": node.web_url,
+        "dir": str(getattr(node, "dir", "")),
+        "clock": getattr(getattr(node, "clock", None), "controlled", False),
+        "ledger_id_high_bits": getattr(node, "ledger_id_high_bits", None),
+        "brokers": [
+            {"name": b.name, "id": b.id, "broker_url": b.broker_url, "web_url": b.web_url} for b in node.brokers
+        ],
+        "zookeeper": None if node.zookeeper is None else node.zookeeper.name,
+        "bookie": None if node.bookie is None else node.bookie.name,
+    }
+
+
+@dataclass(frozen=True)
+class WarmDistribution:
+    version: str
+
+
+@dataclass(frozen=True)
+class WarmOptions:
+    distribution: WarmDistribution
+
+
+class AttachedBackend:
+    """The backend of an attached environment: it creates nothing (the keeper's backend did)."""
+
+    name = "embedded"
+
+    def __init__(self, pulsar_version: str, runtime: str) -> None:
+        self.options = WarmOptions(WarmDistribution(pulsar_version))
+        self.pulsar_runtime = runtime
+
+    def describe(self) -> str:
+        return f"warm environment ({self.pulsar_runtime})"
+
+    def create(self, spec: ClusterSpec, plans: Sequence[Any]) -> Any:
+        raise RuntimeError("an attached environment creates no cluster: the keeper's environment has them all")
