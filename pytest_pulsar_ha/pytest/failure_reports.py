@@ -8,16 +8,22 @@ from pathlib import Path
 
 import pytest
 
-from pytest_pulsar_ha.pytest.keys import FAILURE_LOGS_KEY, SETUP_START_KEY
+from pytest_pulsar_ha.pytest.keys import ENV_KEY, FAILURE_LOGS_KEY, SETUP_START_KEY
 
 
 def _environment_dirs(config: pytest.Config) -> list[Path]:
-    """The work directories of this session's environments (each has a ``toxiproxy.log``)."""
+    """The work directories of this session's environments (each has a ``toxiproxy.log``), a warm one's included
+    (it lives under the cache)."""
+    found: list[Path] = []
     factory = getattr(config, "_tmp_path_factory", None)  # pytest's own, set by its tmpdir plugin
-    if factory is None:
-        return []
-    base = Path(factory.getbasetemp())
-    return sorted(d for d in base.iterdir() if not d.is_symlink() and (d / "toxiproxy.log").is_file())
+    if factory is not None:
+        base = Path(factory.getbasetemp())
+        found = sorted(d for d in base.iterdir() if not d.is_symlink() and (d / "toxiproxy.log").is_file())
+    env = config.stash.get(ENV_KEY, None)
+    warm = Path(env.work_dir) if env is not None else None
+    if warm is not None and warm not in found and (warm / "toxiproxy.log").is_file():
+        found.append(warm)
+    return found
 
 
 def attach_failure_logs(item: pytest.Item, report: pytest.TestReport) -> None:

@@ -111,6 +111,7 @@ def _judge_mutant(item: Any, mutant: str, result: ScenarioResult, replay: str) -
             )
         import pytest
 
+        result.outcome = "n/a"  # neither killed nor survived: the summary and the index page say so
         pytest.skip(f"mutant {mutant} never acted: {never_acted}; the run was the shipped code's, nothing to kill")
     if failed:
         killed_by = "; ".join(f"{c.name}: measured {c.measured}, expected {c.expected}" for c in failed)

@@ -17,7 +17,7 @@ from pytest_pulsar_ha.checks.side_by_side import COLUMNS, family_tables
 from pytest_pulsar_ha.report.proposals import PROPOSALS
 from pytest_pulsar_ha.report.window_bar import bar_svg, window_of
 
-OUTCOME_ORDER = ("failed", "deviated", "survived", "interrupted", "xfailed", "killed", "passed")
+OUTCOME_ORDER = ("failed", "deviated", "survived", "interrupted", "xfailed", "killed", "passed", "n/a")
 """Rows in this order within each proposal: what needs a look first."""
 
 STYLE = (

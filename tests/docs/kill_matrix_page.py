@@ -15,30 +15,23 @@ PAGE = ROOT / "docs" / "results" / "kill-matrix.md"
 SCORE = re.compile(r"^mutation score: (\d+) of (\d+) applicable mutants killed")
 NONE_APPLY = ("failure-domains", "metadata-sync", "replication-cut", "soak")
 """Files whose every case x mutant is n/a (counted by collecting `make mutate`'s selection, 2026-11-28)."""
-INTRO = """# Kill matrix of the shipped scenarios (partial)
+INTRO = """# Kill matrix of the shipped scenarios
 
-What `pulsar-ha mutate` ([how-to](../how-to/mutate.md)) printed for the shipped scenario files run so far, one
-file at a time on one environment (each applicable case x mutant about a minute here; all of `make mutate` is
-105 applicable of 420, about 100 minutes). Stored as printed. Files not run yet: {missing}. No mutant applies to
-the cases of {none} (no provider switch for a client mutant to follow); `flaky-on-purpose` is a nightly case.
+What `pulsar-ha mutate` ([how-to](../how-to/mutate.md)) printed for the shipped scenario files, one file at a time
+on one environment (each applicable case x mutant about a minute here). Stored as printed; where a file was run
+again for some of its items after a change (a new mutant, a stronger check, a new variant), the later run's rows
+replace the earlier ones and both commands are listed. Files not run: {missing}. No mutant applies to the cases of
+{none} (no provider switch for a client mutant to follow, no provider of ours to change); `flaky-on-purpose` is a
+nightly case.
 
-**What the survivors say** (read from the figures below):
+**Every mutant is killed by at least one shipped case.** Where one survives a case, this is why, and which case
+kills it:
 
-- **A consumer mutant after a switch that comes back** (`drop_one`, `twice_one`, `swap_two` in every
-  `primary-outage`, `skip-dead-secondary` and `url-provider-bad-answers` case): the switch back replays what
-  cluster-a had not seen acknowledged. The dropped message is received again (no_loss holds), a duplicate hides
-  among the replay's hundreds under a bound sized for them (`max_duplicates` 680), and the swapped pair is
-  received again in order. A case with no `ordering` expectation (`killed-primary`, `paused-primary`,
-  `hung-primary`, `url-provider-bad-answers`) lets `swap_two` through whatever happens. `hung-primary`, which
-  never switches back, kills `drop_one`. To kill them: a case whose duplicates bound is the replay's own figure,
-  and checks of the first receipts.
-- **`tcp_only` on an outage**: a cut cluster refuses connections, which a TCP probe sees as well as a lookup
-  one; only a hang or a pause (`killed-primary`, `paused-primary`, `hung-primary` kill it) tells them apart.
-- **`last_secondary` where the last secondary is the right one** (`skip-dead-secondary`: the first is dead, so
-  skipping to the last is what the provider must do anyway).
-- **Timing mutants on cases without the window** (`hung-primary` has no `switch_back`; its `tcp-probe-is-fooled`
-  variant has no window at all): the mutant applies, no expectation looks. Either the case gains the window or
-  the mutant should say it cannot apply.
+{table}
+
+A mutant that **never acted** in its run is `n/a`, not a survivor: the run was the shipped code's (a TCP probe
+fooled by a hung broker never fails a check, so `hung-primary[tcp-probe-is-fooled]` never exercises a provider
+mutant; neither does a latency spike that no probe notices).
 
 """
 
@@ -73,13 +66,65 @@ def score(rows: list[tuple[str, str, str, str]]) -> tuple[int, int]:
     return killed, sum(1 for r in rows if r[2] in ("killed", "survived"))
 
 
+SURVIVORS: tuple[tuple[str, str, str, str], ...] = (
+    (
+        "`drop_one`",
+        "cases that switch back (`primary-outage`, `flapping-primary`, `skip-dead-secondary`, "
+        "`url-provider-bad-answers`, `controlled-switch`, also `hung-primary` here)",
+        "the switch back replays what cluster-a had not seen acknowledged: the dropped message comes again, and "
+        "`no_loss` holds (from the application's side nothing was lost)",
+        "`controlled-switch[reader-on-backup]` (the reader never moves: nothing comes again)",
+    ),
+    (
+        "`twice_one`",
+        "every case whose duplicates bound is sized for the replay (`max_duplicates` 60-68,000)",
+        "one more duplicate hides under a bound that has to allow a replay's hundreds",
+        "`controlled-switch[reader-on-backup]` (`max_duplicates: 0`: no link is cut, the reader never moves)",
+    ),
+    (
+        "`swap_two`",
+        "cases without an `ordering` expectation (`flapping-primary`, `killed-primary`, `paused-primary`, "
+        "`url-provider-bad-answers`); `controlled-switch`, which orders per key (the swapped pair has two keys); "
+        "`primary-outage[high-rate]`, where the pair straddled the two acking clusters (an allowed cross-cluster "
+        "interleaving)",
+        "nothing looks at that order",
+        "`primary-outage`, `hung-primary`, `skip-dead-secondary`, `controlled-switch[reader-on-backup]`: each "
+        "cluster's own delivery stream is judged, so a swap among messages the backup replays shows",
+    ),
+    (
+        "`tcp_only`",
+        "outages (`primary-outage`, `flapping-primary`, `skip-dead-secondary`)",
+        "a cut proxy refuses connections: a TCP probe sees it as well as a lookup",
+        "`hung-primary`, `primary-outage[killed-primary]`, `primary-outage[paused-primary]`",
+    ),
+    (
+        "`last_secondary`",
+        "`skip-dead-secondary`",
+        "the first secondary is dead there: the last is the right one",
+        "`skip-dead-secondary[first-secondary-healthy]`",
+    ),
+    (
+        "the timing mutants (`late`, `early`, `never_back`, `back_at_once`, `last_secondary`, `tcp_only`)",
+        "`generated-chaos`",
+        "its faults are drawn from a seed: it claims no window, only `no_loss` and a duplicates bound",
+        "every case with a window",
+    ),
+)
+"""Each mutant that survives a case: where, why, and the case that kills it."""
+
+
+def survivors_table() -> str:
+    lines = ["| mutant | survives where | why | killed by |", "| --- | --- | --- | --- |"]
+    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in SURVIVORS])
+
+
 def render() -> str:
     files = sorted(DATA.glob("*.txt"))
     shipped = sorted(p.name.removesuffix(".pulsar-ha.yaml") for p in (ROOT / "scenarios").rglob("*.pulsar-ha.yaml"))
     ran = {p.stem for p in files}
     missing = ", ".join(f"`{n}`" for n in shipped if n not in ran and n not in (*NONE_APPLY, "flaky-on-purpose"))
     none = ", ".join(f"`{n}`" for n in NONE_APPLY)
-    lines = [INTRO.format(missing=missing or "none", none=none)]
+    lines = [INTRO.format(missing=missing or "none", none=none, table=survivors_table())]
     killed = applicable = 0
     for path in files:
         text = path.read_text()

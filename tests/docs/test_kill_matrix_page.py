@@ -14,3 +14,41 @@ def test_every_stored_matrix_names_its_command_and_its_score() -> None:
         lines = path.read_text().splitlines()
         assert lines[0].startswith("$ pulsar-ha mutate ") and lines[1].startswith("# ran "), path
         assert lines[-1].startswith("mutation score: "), path
+
+
+def _rows() -> dict[tuple[str, str], str]:
+    from tests.docs.kill_matrix_page import merged
+
+    return {(case, mutant): verdict for p in DATA.glob("*.txt") for case, mutant, verdict, _ in merged(p.read_text())}
+
+
+def test_every_mutant_is_killed_by_some_shipped_case() -> None:
+    from pytest_pulsar_ha.mutants.catalogue import MUTANTS
+
+    killed = {mutant for (_, mutant), verdict in _rows().items() if verdict == "killed"}
+    assert sorted(set(MUTANTS) - killed) == []
+
+
+def test_the_matrix_is_complete_every_applicable_case_and_mutant_was_run() -> None:
+    """Each case of `make mutate`'s selection x each mutant that can apply to it has a stored verdict (killed,
+    survived, or n/a because it never acted); none is missing, none is an error."""
+    from pytest_pulsar_ha.mutants.catalogue import MUTANTS, cannot_apply
+    from pytest_pulsar_ha.scenario.loader import load_scenarios
+    from tests.docs.kill_matrix_page import ROOT
+
+    excluded = {"unsettled", "wedges_client", "nightly_demo", "soak", "spark_cluster"}
+    rows = _rows()
+    missing = []
+    for path in sorted((ROOT / "scenarios").rglob("*.pulsar-ha.yaml")):
+        for case in load_scenarios(path):
+            if excluded & set(case.scenario.marks):
+                continue
+            for mutant in MUTANTS:
+                if cannot_apply(case.scenario, mutant) is None and rows.get((case.id, mutant)) not in (
+                    "killed",
+                    "survived",
+                    "n/a",
+                ):
+                    missing.append(f"{case.id}@{mutant}")
+    assert missing == []
+    assert not [key for key, verdict in rows.items() if verdict == "error"]

@@ -32,7 +32,8 @@ def test_leaves_a_mess(pulsar_ha):
     assert a.node.is_running() and pulsar_ha.cluster("warm-b").node.is_running()
     a.node.kill()
     pulsar_ha.network.disable(pulsar_ha.layout.client_proxies("warm-b"))
-    pulsar_ha.network.toxic(pulsar_ha.layout.http_proxies("warm-b")[0], "latency", latency=3000).__enter__()
+    proxy = pulsar_ha.layout.http_proxies("warm-b")[0]
+    pulsar_ha.network.client.add_toxic(proxy, "left-behind", "latency", {"latency": 3000}, stream="downstream")
     a.clock.set_offset(30.0)
 """
 
