@@ -15,36 +15,17 @@ from pytest_pulsar_ha.settings.clusters import ClusterSpec
 from pytest_pulsar_ha.warm.control import ControlClient
 
 
-class RemoteProcess:
-    """One process of a warm cluster (a broker, its ZooKeeper or its bookie)."""
+class _Controlled:
+    """What the keeper does on request to a cluster (``target`` None) or to one of its processes (``target``
+    ``broker:<i>``, ``zookeeper`` or ``bookie``)."""
 
-    def __init__(self, control: ControlClient, cluster: str, process: str, info: Mapping[str, Any]) -> None:
+    def __init__(self, control: ControlClient, cluster: str, target: str | None) -> None:
         self._control = control
         self._cluster = cluster
-        self._process = process
-        self._name = str(info.get("name", process))
-        self._id = str(info.get("id", ""))
-        self._broker_url = str(info.get("broker_url", ""))
-        self._web_url = str(info.get("web_url", ""))
+        self._target = target
 
     def _call(self, action: str, **extra: Any) -> Any:
-        return self._control.call(action, self._cluster, self._process, **extra)
-
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def id(self) -> str:
-        return self._id
-
-    @property
-    def broker_url(self) -> str:
-        return self._broker_url
-
-    @property
-    def web_url(self) -> str:
-        return self._web_url
+        return self._control.call(action, self._cluster, self._target, **extra)
 
     def start(self) -> None:
         self._call("start")
@@ -68,11 +49,38 @@ class RemoteProcess:
         return str(self._call("log_tail", lines=lines))
 
 
-class RemoteNode:
+class RemoteProcess(_Controlled):
+    """One process of a warm cluster (a broker, its ZooKeeper or its bookie)."""
+
+    def __init__(self, control: ControlClient, cluster: str, process: str, info: Mapping[str, Any]) -> None:
+        super().__init__(control, cluster, process)
+        self._name = str(info.get("name", process))
+        self._id = str(info.get("id", ""))
+        self._broker_url = str(info.get("broker_url", ""))
+        self._web_url = str(info.get("web_url", ""))
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def id(self) -> str:
+        return self._id
+
+    @property
+    def broker_url(self) -> str:
+        return self._broker_url
+
+    @property
+    def web_url(self) -> str:
+        return self._web_url
+
+
+class RemoteNode(_Controlled):
     """One warm cluster. ``stop`` does nothing: the cluster is the keeper's, and outlives the session."""
 
     def __init__(self, control: ControlClient, spec: ClusterSpec, info: Mapping[str, Any]) -> None:
-        self._control = control
+        super().__init__(control, spec.name, None)
         self.spec = spec
         self.token: str | None = info.get("token")
         self._broker_url = str(info["broker_url"])
@@ -84,17 +92,9 @@ class RemoteNode:
         self._brokers = [
             RemoteProcess(control, spec.name, f"broker:{i}", broker) for i, broker in enumerate(info["brokers"])
         ]
-        self._zookeeper = (
-            RemoteProcess(control, spec.name, "zookeeper", {"name": info["zookeeper"]})
-            if info.get("zookeeper")
-            else None
-        )
-        self._bookie = (
-            RemoteProcess(control, spec.name, "bookie", {"name": info["bookie"]}) if info.get("bookie") else None
-        )
-
-    def _call(self, action: str, **extra: Any) -> Any:
-        return self._control.call(action, self.spec.name, None, **extra)
+        zookeeper, bookie = info.get("zookeeper"), info.get("bookie")
+        self._zookeeper = RemoteProcess(control, spec.name, "zookeeper", {"name": zookeeper}) if zookeeper else None
+        self._bookie = RemoteProcess(control, spec.name, "bookie", {"name": bookie}) if bookie else None
 
     @property
     def broker_url(self) -> str:
@@ -116,29 +116,8 @@ class RemoteNode:
     def bookie(self) -> RemoteProcess | None:
         return self._bookie
 
-    def start(self) -> None:
-        self._call("start")
-
     def stop(self) -> None:
         return None
-
-    def kill(self) -> None:
-        self._call("kill")
-
-    def pause(self) -> None:
-        self._call("pause")
-
-    def resume(self) -> None:
-        self._call("resume")
-
-    def is_running(self) -> bool:
-        return bool(self._call("is_running"))
-
-    def is_paused(self) -> bool:
-        return bool(self._call("is_paused"))
-
-    def log_tail(self, lines: int = 40) -> str:
-        return str(self._call("log_tail", lines=lines))
 
 
 def node_info(node: Any) -> dict[str, Any]:
