@@ -40,13 +40,16 @@ DEMO_CASES ?= \
 	scenarios/blue-green-migration.pulsar-ha.yaml::blue-green-migration \
 	scenarios/metadata-sync.pulsar-ha.yaml::metadata-sync-two-way \
 	scenarios/multi-broker/failure-domains.pulsar-ha.yaml::anti-affinity-spread
+# REUSE=1: run on a warm environment, started once and left up for the next run (pulsar-ha down stops it).
+REUSE_ARGS = $(if $(REUSE),--pulsar-ha-reuse)
+
 demo: setup
-	$(PY) -m pytest $(DEMO_CASES) -p no:cacheprovider $(PYTEST_ARGS)
+	$(PY) -m pytest $(DEMO_CASES) -p no:cacheprovider $(REUSE_ARGS) $(PYTEST_ARGS)
 
 # Every shipped scenario and variant that runs in a shared process (the ones that wedge the client run in
 # make migration-chaos, the 20-minute soak in make soak, the flaky-on-purpose one in make nightly).
 scenarios: setup
-	$(PY) -m pytest scenarios -m "not wedges_client and not nightly_demo and not soak" -p no:cacheprovider $(PYTEST_ARGS)
+	$(PY) -m pytest scenarios -m "not wedges_client and not nightly_demo and not soak" -p no:cacheprovider $(REUSE_ARGS) $(PYTEST_ARGS)
 
 # The PIP-7 scenarios and tests alone (4-broker clusters, 9-12 minutes; `make test` runs them too), then the
 # tests marked `unsettled`: not reliable enough for `make test` yet (docs/development.md).

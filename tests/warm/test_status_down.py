@@ -70,3 +70,32 @@ def test_down_with_several_needs_one_named_or_all(store: WarmStore, capsys: pyte
     assert "no warm environment 'ffffffffffffffff'; pulsar-ha status lists them" in capsys.readouterr().err
     assert main(["down", first]) == 0 and store.digests() == [second]
     assert main(["down", "--all"]) == 0 and store.digests() == []
+
+
+def test_a_session_of_other_settings_never_finds_a_running_environment_of_different_ones(store: WarmStore) -> None:
+    """What --pulsar-ha-reuse asks before it attaches: only an environment of its own description is one to use.
+    The running one here is of two standalones (its keeper: this process, alive); another version, another broker
+    count, auth or broker setting finds none, and would start one of its own."""
+    import dataclasses
+    import os
+
+    from pytest_pulsar_ha.process.pid_registry import process_start_ticks
+    from pytest_pulsar_ha.warm.up import running
+
+    settings = HaSettings(clusters=(ClusterSpec("cluster-a"), ClusterSpec("cluster-b")), cache_dir=store.root.parent)
+    description = EnvironmentDescription.of(settings)
+    store.write(WarmState(description, os.getpid(), process_start_ticks(os.getpid()) or 0, 0.0, "/w"))
+    said: list[str] = []
+    found = running(settings, said.append)
+    assert isinstance(found, WarmState) and found.digest == description.digest
+    for other in (
+        dataclasses.replace(settings, pulsar_version="4.0.8"),
+        dataclasses.replace(settings, clusters=(ClusterSpec("cluster-a", brokers=2), ClusterSpec("cluster-b"))),
+        dataclasses.replace(settings, clusters=(ClusterSpec("cluster-a", auth="token"), ClusterSpec("cluster-b"))),
+        dataclasses.replace(
+            settings, clusters=(ClusterSpec("cluster-a", broker_settings={"a": "b"}), ClusterSpec("cluster-b"))
+        ),
+    ):
+        assert running(other, said.append) is None
+    assert running(settings, said.append, instance="gw0") is None  # another xdist worker's share
+    assert said == [] and store.digests() == [description.digest]  # nothing removed on the way
