@@ -8,15 +8,14 @@ import json
 import os
 import signal
 import time
-from pathlib import Path
 from typing import Any
 
 from pytest_pulsar_ha.errors import PulsarHaError
-from pytest_pulsar_ha.process.pid_registry import process_start_ticks
+from pytest_pulsar_ha.process.pid_registry import live_start_ticks
 from pytest_pulsar_ha.provisioning import DEFAULT_PULSAR_VERSION, default_cache_dir
 from pytest_pulsar_ha.settings import HaSettings, check_heap, check_version, parse_substitutions
 from pytest_pulsar_ha.settings.clusters import parse_brokers, parse_clusters
-from pytest_pulsar_ha.warm.lock import LOCK_FILE
+from pytest_pulsar_ha.warm.lock import holder
 from pytest_pulsar_ha.warm.state import FAILED_FILE, WarmState, WarmStore
 from pytest_pulsar_ha.warm.up import bring_up
 
@@ -72,24 +71,6 @@ def _describe(state: WarmState) -> None:
         _say(f"  {name}: service {c.service_url}  admin {c.admin_url}")
 
 
-def _lock_holder(folder: Path) -> str | None:
-    import fcntl
-
-    path = folder / LOCK_FILE
-    if not path.exists():
-        return None
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return os.pread(fd, 512, 0).decode(errors="replace").strip() or "a session"
-    else:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return None
-    finally:
-        os.close(fd)
-
-
 def statuses(store: WarmStore) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for digest in store.digests():
@@ -114,7 +95,7 @@ def statuses(store: WarmStore) -> list[dict[str, Any]]:
             if stale:
                 entry["why"] = stale
             else:
-                entry["in_use_by"] = _lock_holder(folder)
+                entry["in_use_by"] = holder(folder)
             out.append(entry)
     return out
 
@@ -148,7 +129,7 @@ def stop_keeper(state: WarmState, grace: float = 90.0) -> bool:
     os.kill(state.keeper_pid, signal.SIGTERM)
     deadline = time.monotonic() + grace
     while time.monotonic() < deadline:
-        if process_start_ticks(state.keeper_pid) != state.keeper_start_ticks:
+        if live_start_ticks(state.keeper_pid) != state.keeper_start_ticks:
             return True
         time.sleep(0.2)
     os.kill(state.keeper_pid, signal.SIGKILL)

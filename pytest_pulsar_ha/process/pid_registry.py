@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import signal
+import time
 import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -28,6 +29,17 @@ def process_start_ticks(pid: int) -> int | None:
     # The command name (field 2) may hold spaces and parentheses: split after the last ')'.
     fields = stat.rsplit(")", 1)[1].split()
     return int(fields[19])
+
+
+def live_start_ticks(pid: int) -> int | None:
+    """:func:`process_start_ticks` of a process that still runs: None once it is gone or a zombie (killed, and
+    not yet reaped by a parent that may never look: a keeper's parent is whatever adopted it)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat.rsplit(")", 1)[1].split()
+    return None if fields[0] == "Z" else int(fields[19])
 
 
 def _process_group(pid: int) -> int | None:
@@ -61,6 +73,10 @@ def _environ_has(pid: int, entry: bytes) -> bool:
         return False
 
 
+REAP_WAIT_SECONDS = 10.0
+"""How long the reaper waits for a killed group's members to be gone (a large JVM takes a moment)."""
+
+
 @dataclass(frozen=True)
 class PidRecord:
     run_id: str
@@ -71,7 +87,8 @@ class PidRecord:
     command: str
 
     def owner_alive(self) -> bool:
-        return process_start_ticks(self.owner_pid) == self.owner_start
+        """The owner still runs (a killed owner not yet reaped by its parent, a zombie, is dead)."""
+        return live_start_ticks(self.owner_pid) == self.owner_start
 
     def members(self) -> list[int]:
         """Live processes of the recorded group that carry this record's run id."""
@@ -120,10 +137,16 @@ class PidRegistry:
             if rec.owner_alive():
                 continue  # another live run (e.g. a parallel pytest) owns it
             members = rec.members()
-            for pid in members:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
-            if members:
-                reaped.append(rec)
+            deadline = time.monotonic() + REAP_WAIT_SECONDS
+            while members:  # killed, and waited for: whoever reaps may reuse the ports at once
+                for pid in members:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(pid, signal.SIGKILL)
+                if rec not in reaped:
+                    reaped.append(rec)
+                if time.monotonic() > deadline:
+                    break
+                time.sleep(0.05)
+                members = [pid for pid in rec.members() if pid in set(live_group_members(rec.pgid))]
             (self.directory / f"{rec.run_id}-{rec.pgid}.json").unlink(missing_ok=True)
         return reaped

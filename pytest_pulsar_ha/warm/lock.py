@@ -59,3 +59,20 @@ class SessionLock:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.release()
+
+
+def holder(folder: Path) -> str | None:
+    """Who holds the environment in ``folder`` now (what its holder wrote), or None when nobody does."""
+    path = folder / LOCK_FILE
+    if not path.exists():
+        return None
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return os.pread(fd, 512, 0).decode(errors="replace").strip() or "a session"
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)

@@ -54,26 +54,10 @@ class RemoteProcess(_Controlled):
 
     def __init__(self, control: ControlClient, cluster: str, process: str, info: Mapping[str, Any]) -> None:
         super().__init__(control, cluster, process)
-        self._name = str(info.get("name", process))
-        self._id = str(info.get("id", ""))
-        self._broker_url = str(info.get("broker_url", ""))
-        self._web_url = str(info.get("web_url", ""))
-
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def id(self) -> str:
-        return self._id
-
-    @property
-    def broker_url(self) -> str:
-        return self._broker_url
-
-    @property
-    def web_url(self) -> str:
-        return self._web_url
+        self.name = str(info.get("name", process))
+        self.id = str(info.get("id", ""))
+        self.broker_url = str(info.get("broker_url", ""))
+        self.web_url = str(info.get("web_url", ""))
 
 
 class RemoteNode(_Controlled):
@@ -83,38 +67,18 @@ class RemoteNode(_Controlled):
         super().__init__(control, spec.name, None)
         self.spec = spec
         self.token: str | None = info.get("token")
-        self._broker_url = str(info["broker_url"])
-        self._web_url = str(info["web_url"])
+        self.broker_url = str(info["broker_url"])
+        self.web_url = str(info["web_url"])
         self.dir = Path(str(info["dir"]))
         self.clock = ClusterClock(self.dir) if info.get("clock") else None
         bits = info.get("ledger_id_high_bits")
         self.ledger_id_high_bits = bits if isinstance(bits, int) else None
-        self._brokers = [
+        self.brokers: Sequence[RemoteProcess] = [
             RemoteProcess(control, spec.name, f"broker:{i}", broker) for i, broker in enumerate(info["brokers"])
         ]
         zookeeper, bookie = info.get("zookeeper"), info.get("bookie")
-        self._zookeeper = RemoteProcess(control, spec.name, "zookeeper", {"name": zookeeper}) if zookeeper else None
-        self._bookie = RemoteProcess(control, spec.name, "bookie", {"name": bookie}) if bookie else None
-
-    @property
-    def broker_url(self) -> str:
-        return self._broker_url
-
-    @property
-    def web_url(self) -> str:
-        return self._web_url
-
-    @property
-    def brokers(self) -> Sequence[RemoteProcess]:
-        return self._brokers
-
-    @property
-    def zookeeper(self) -> RemoteProcess | None:
-        return self._zookeeper
-
-    @property
-    def bookie(self) -> RemoteProcess | None:
-        return self._bookie
+        self.zookeeper = RemoteProcess(control, spec.name, "zookeeper", {"name": zookeeper}) if zookeeper else None
+        self.bookie = RemoteProcess(control, spec.name, "bookie", {"name": bookie}) if bookie else None
 
     def stop(self) -> None:
         return None

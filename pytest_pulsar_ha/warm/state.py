@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_pulsar_ha.process.pid_registry import process_start_ticks
+from pytest_pulsar_ha.process.pid_registry import live_start_ticks
 from pytest_pulsar_ha.warm.description import EnvironmentDescription
 
 STATE_FILE = "state.json"
@@ -52,7 +52,7 @@ class WarmState:
 
     def why_stale(self) -> str | None:
         """Why this environment is not running any more (its keeper is gone), or None while it is."""
-        ticks = process_start_ticks(self.keeper_pid)
+        ticks = live_start_ticks(self.keeper_pid)
         if ticks is None:
             return f"its keeper (pid {self.keeper_pid}) is not running (a reboot, or it was killed)"
         if ticks != self.keeper_start_ticks:

@@ -35,3 +35,12 @@ def test_a_holder_that_is_killed_lets_go(tmp_path: Path) -> None:
         holder.wait()
     with SessionLock(tmp_path, "next"):
         pass
+
+
+def test_who_holds_it_is_read_without_taking_it(tmp_path: Path) -> None:
+    from pytest_pulsar_ha.warm.lock import holder
+
+    assert holder(tmp_path) is None
+    with SessionLock(tmp_path, "session one"):
+        assert (holder(tmp_path) or "").startswith("session one (pid ")
+    assert holder(tmp_path) is None

@@ -99,3 +99,22 @@ def test_any_json_is_a_state_or_a_value_error(data: object) -> None:
     """Anything else (a TypeError, an AttributeError) would fail the test: a state file is read, never trusted."""
     with contextlib.suppress(ValueError):
         WarmState.from_json(data)
+
+
+def test_a_keeper_killed_but_not_yet_reaped_is_gone() -> None:
+    """A zombie (killed, its parent not looking yet) still has its /proc entry and start time: it is no keeper."""
+    import signal
+    import time
+
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        ticks = process_start_ticks(child.pid)
+        assert ticks is not None and _state(pid=child.pid, ticks=ticks).why_stale() is None
+        os.kill(child.pid, signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while Path(f"/proc/{child.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        assert "is not running" in (_state(pid=child.pid, ticks=ticks).why_stale() or "")  # a zombie, unreaped
+    finally:
+        child.wait()
