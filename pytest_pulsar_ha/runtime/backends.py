@@ -116,12 +116,20 @@ def build_environment(
     entry: BackendEntry | None = None,
 ) -> PulsarHaEnvironment:
     """Provision what is missing, reap leftovers of killed runs, and return a not-yet-started environment, built by
-    ``entry`` (default: the settings' backend from :data:`BACKENDS`)."""
+    ``entry`` (default: the settings' backend from :data:`BACKENDS`).
+
+    Without ``work_dir`` the environment works in a temporary directory of its own, removed when it closes (the
+    clusters' data and logs, gigabytes after a fast run) unless its start failed (its logs are the evidence) or
+    ``$PULSAR_HA_KEEP_WORK_DIR`` is set."""
     registry = registry or settings.registry()
     for record in registry.reap_orphans():
         progress(f"reaped leftover {record.name} (pgid {record.pgid}) of a run that was killed")
     chosen = entry or BACKENDS[settings.backend]
-    return chosen.build(settings, work_dir or Path(tempfile.mkdtemp(prefix="pulsar-ha-")), registry, progress)
+    if work_dir is not None:
+        return chosen.build(settings, work_dir, registry, progress)
+    env = chosen.build(settings, Path(tempfile.mkdtemp(prefix="pulsar-ha-")), registry, progress)
+    env.owns_work_dir = True  # its own temporary directory: removed when it closes after a good start
+    return env
 
 
 def capabilities_of(settings: HaSettings, entry: BackendEntry | None = None) -> Capabilities | None:

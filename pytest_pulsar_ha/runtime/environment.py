@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import os
+import shutil
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -32,6 +34,10 @@ RETENTION = {"retentionTimeInMinutes": 120, "retentionSizeInMB": 512}
 deleted (at the latest when a restarted broker loads the topic again), and the run's attribution, which reads a
 message's entry after the run where its ledger id does not name the cluster, could not tell who delivered it
 (runtime/nodes/ledger_ids.py has the other half)."""
+
+
+KEEP_WORK_DIR_ENV = "PULSAR_HA_KEEP_WORK_DIR"
+"""Set (to anything) to keep an environment's own temporary work directory after it closes."""
 
 
 class PulsarHaEnvironment:
@@ -95,6 +101,8 @@ class PulsarHaEnvironment:
         self.clusters: dict[str, Cluster] = {}
         self.client_options: dict[str, Any] = {"listener_name": "external"}
         self.startup_seconds: float | None = None
+        self.owns_work_dir = False
+        """the work directory is this environment's own temporary one (see :meth:`close`)"""
         self._stack = contextlib.ExitStack()
         self._tenant_ready = False
         self._broker_versions: dict[str, str] | None = None
@@ -126,8 +134,11 @@ class PulsarHaEnvironment:
         self.startup_seconds = time.monotonic() - began
 
     def close(self) -> None:
-        """Stop every process this environment started (idempotent)."""
+        """Stop every process this environment started (idempotent); then remove the work directory when the
+        environment owns it (:attr:`owns_work_dir`), it started well and ``$PULSAR_HA_KEEP_WORK_DIR`` is unset."""
         self._stack.close()
+        if self.owns_work_dir and self.startup_seconds is not None and not os.environ.get(KEEP_WORK_DIR_ENV):
+            shutil.rmtree(self.work_dir, ignore_errors=True)
 
     def _create_clusters(self) -> None:
         layout = ProxyLayout.plan(self.specs, iter(free_ports(ProxyLayout.port_count(self.specs))))

@@ -26,8 +26,11 @@ ASSEMBLED = "4.2.4"
 @pytest.fixture(scope="module")
 def assembled_environment() -> Iterator[PulsarHaEnvironment]:
     settings = HaSettings(clusters=(ClusterSpec("cluster-a"), ClusterSpec("cluster-b")), pulsar_version=ASSEMBLED)
-    with build_environment(settings) as env:
+    env = build_environment(settings)  # no work_dir: a temporary one of its own
+    with env:
         yield env
+    assert env.owns_work_dir
+    assert not env.work_dir.exists(), "an environment's own temporary work directory is removed when it closes"
 
 
 def test_an_assembled_release_runs_geo_replicated_clusters_that_say_their_version(
