@@ -60,7 +60,22 @@ class WorkloadPlan:
     initial_position: str = "earliest"
     """where a subscription that does not exist yet starts: ``earliest`` or ``latest`` (the client's default)"""
     batching: bool = False
-    """producers batch their sends (the client's default batching settings)"""
+    """producers batch their sends (the client's default batching settings unless set below)"""
+    batch_delay_ms: int = 10
+    """with batching: the longest a batch waits for more messages (the Python client's default)"""
+    batch_max_messages: int = 1000
+    batch_max_bytes: int = 128 * 1024
+
+    def batching_options(self) -> dict[str, Any]:
+        """The ``create_producer`` arguments of the plan's batching."""
+        if not self.batching:
+            return {"batching_enabled": False}
+        return {
+            "batching_enabled": True,
+            "batching_max_publish_delay_ms": self.batch_delay_ms,
+            "batching_max_messages": self.batch_max_messages,
+            "batching_max_allowed_size_in_bytes": self.batch_max_bytes,
+        }
 
     def subscription_names(self) -> list[str]:
         """The subscription of each consumer index (one shared name unless the subscription is exclusive)."""
@@ -163,7 +178,7 @@ class Workload:
                         self.client.create_producer,
                         topic,
                         send_timeout_millis=plan.send_timeout_ms,
-                        batching_enabled=plan.batching,
+                        **plan.batching_options(),
                     )
                 )
                 producer = self._wrap_producer(producer)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_pulsar_ha.workload.drain_tracker import DrainTracker
+from pytest_pulsar_ha.workload.drain_tracker import BulkDrainTracker, DrainTracker
 
 # An operation: (kind, producer, seq). Every send resolves exactly once (acknowledged or failed); receipts may
 # come before the acknowledgement, twice, or for a failed send the broker stored anyway.
@@ -66,3 +66,30 @@ def test_a_receipt_before_its_acknowledgement_counts() -> None:
     assert tracker.all_received()
     tracker.acknowledged("p0", 2)
     assert not tracker.all_received()
+
+
+def _grouped(ops: list[Op]) -> list[tuple[str, str, list[int]]]:
+    """Consecutive operations of one kind and producer, as one report (what a fleet worker sends)."""
+    groups: list[tuple[str, str, list[int]]] = []
+    for kind, producer, seq in ops:
+        if groups and groups[-1][:2] == (kind, producer):
+            groups[-1][2].append(seq)
+        else:
+            groups.append((kind, producer, [seq]))
+    return groups
+
+
+@settings(max_examples=300, deadline=None)
+@given(runs())
+def test_the_bulk_tracker_agrees_with_the_one_by_one_tracker_after_every_report(ops: list[Op]) -> None:
+    one_by_one, bulk = DrainTracker(), BulkDrainTracker()
+    done = 0
+    for kind, producer, seqs in _grouped(ops):
+        for seq in seqs:
+            {"ack": one_by_one.acknowledged, "fail": one_by_one.failed, "recv": one_by_one.received}[kind](
+                producer, seq
+            )
+        {"ack": bulk.acknowledged, "fail": bulk.failed, "recv": bulk.received}[kind](producer, seqs)
+        done += len(seqs)
+        assert bulk.all_received() == one_by_one.all_received() == model_all_received(ops[:done])
+        assert bulk.held() == one_by_one.held()

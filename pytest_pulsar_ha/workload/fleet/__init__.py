@@ -1,0 +1,1 @@
+"""The workload over several worker processes, for production rates (:class:`.fleet.FleetWorkload`)."""

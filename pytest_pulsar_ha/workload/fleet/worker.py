@@ -1,0 +1,419 @@
+"""One worker process of a fleet: its share of the producers and consumers on a client of its own.
+
+The worker talks to its conductor over one pipe. It answers ``ready`` once every producer and consumer exists,
+starts sending on ``go`` (the conductor's wall clock origin, the same for every worker), applies ``service``
+(the provider's switches, :mod:`.relay`), stops issuing sends on ``stop_sending`` (then waits for every send in
+flight to resolve and answers ``sent``), and on ``stop`` closes everything and answers ``stopped``. Every
+``flush_s`` it writes the rows gathered since the last flush as one Parquet file (``w<index>-<n>.parquet``, renamed
+into place whole) and sends ``progress``: which sends were acknowledged, failed or received since, so that the
+conductor knows when every acknowledged send was received. A closed pipe (the conductor is gone) ends the worker:
+nothing it started outlives it.
+
+The open loop is the single-process driver's: send ``i`` of a producer is due at ``origin + i / rate``; every
+pass of the loop issues each producer's due sends and sleeps a millisecond, and a send issued more than
+``LATE_S`` after its due time counts as late (the driver fell behind: the offered load was not offered).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import random
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pytest_pulsar_ha.history.events import ACK, RECEIVE, SEND_ERROR
+from pytest_pulsar_ha.workload.driver import SUBSCRIPTION_TYPES, RatePace
+from pytest_pulsar_ha.workload.fleet.columns import MessageColumns, Names, key_name, to_table
+from pytest_pulsar_ha.workload.fleet.config import Service, WorkerConfig
+from pytest_pulsar_ha.workload.fleet.fast_path import receiver, sender
+from pytest_pulsar_ha.workload.fleet.relay import relayed_provider
+
+KEY_ENV = "PULSAR_HA_FLEET_KEY"
+"""The one-time key (hex) a worker authenticates its connection to the conductor with."""
+HEAD_BYTES = 64
+"""A payload starts with ``<producer>#<seq>#``: the consumer reads the sender from these first bytes."""
+
+
+def parse_head(data: bytes) -> tuple[bytes, int] | None:
+    """(producer, seq) of a payload written by a workload producer, else None."""
+    head = data[:HEAD_BYTES]
+    first = head.find(b"#")
+    second = head.find(b"#", first + 1)
+    if first <= 0 or second < 0:
+        return None
+    try:
+        return head[:first], int(head[first + 1 : second])
+    except ValueError:
+        return None
+
+
+class _Producer:
+    """One producer's open loop state."""
+
+    def __init__(self, index: int, name: str, handle: Any, config: WorkerConfig) -> None:
+        self.index = index
+        self.name = name.encode()
+        self.handle = handle
+        self.rng = random.Random(f"{config.seed}/{name}")
+        self.keys = config.keys
+        self.pad = b"." * config.message_size
+        self.issued = 0
+        self.resolved = 0
+        self.pace = RatePace()
+
+
+class Worker:
+    def __init__(self, config: WorkerConfig, conn: Any) -> None:
+        self.config = config
+        self.conn = conn
+        self._send_lock = threading.Lock()
+        self._flush_lock = threading.Lock()
+        self.columns = MessageColumns()
+        self.names = Names(
+            [(s.name, s.topic) for s in config.producers],
+            [(s.name, s.subscription) for s in config.consumers],
+            config.keys,
+            config.message_size,
+            config.seeded,
+        )
+        self.go = threading.Event()
+        self.origin_ns = 0
+        self.origin_mono = 0.0
+        self.stop_sending = threading.Event()
+        self.stop = threading.Event()
+        self.conductor_gone = threading.Event()
+        self.producers: list[_Producer] = []
+        self.consumers: list[Any] = []
+        self.clients: list[Any] = []
+        self.provider: Any = None
+        self.files = 0
+        self.errors: list[str] = []
+        self.foreign = 0
+        """receipts whose payload was not a workload producer's"""
+        self.relayed: list[tuple[str, int]] = []
+        self._ok: Any = None
+
+    # -- the pipe ----------------------------------------------------------------------------------------
+
+    def send(self, *message: Any) -> None:
+        with self._send_lock:
+            try:
+                self.conn.send(message)
+            except (OSError, EOFError):
+                self.conductor_gone.set()
+
+    def listen(self) -> None:
+        """Read the conductor's commands until ``stop`` or a closed pipe."""
+        while True:
+            try:
+                command = self.conn.recv()
+            except (OSError, EOFError):
+                self.conductor_gone.set()
+                self.stop_sending.set()
+                self.stop.set()
+                self.go.set()
+                return
+            kind = command[0]
+            if kind == "go":
+                self.origin_ns = command[1]
+                self.origin_mono = time.monotonic() - (time.time_ns() - self.origin_ns) / 1e9
+                self.go.set()
+            elif kind == "service" and self.provider is not None:
+                if self.provider.apply(command[1]):
+                    self.relayed.append((command[1].url, time.time_ns()))
+                    self.send("relayed", command[1].url, time.time_ns())
+            elif kind == "stop_sending":
+                self.stop_sending.set()
+            elif kind == "stop":
+                self.stop_sending.set()
+                self.stop.set()
+                self.go.set()
+                return
+
+    # -- set-up -------------------------------------------------------------------------------------------
+
+    def _client(self, service: Service, relayed: bool) -> Any:
+        import pulsar
+
+        logger = pulsar.FileLogger(pulsar.LoggerLevel.Info, self.config.log_path)
+        options = {"operation_timeout_seconds": 10, "logger": logger, **self.config.client_options}
+        if relayed:
+            self.provider = relayed_provider(service)
+            client = pulsar.Client(self.provider, **options)
+        else:
+            if service.token:
+                options["authentication"] = pulsar.AuthenticationToken(service.token)
+            client = pulsar.Client(service.url, **options)
+        self.clients.append(client)
+        return client
+
+    def set_up(self) -> None:
+        import pulsar
+
+        from pytest_pulsar_ha.workload.client_setup import create_with_retries
+
+        config = self.config
+        self._ok = pulsar.Result.Ok
+        client = self._client(config.service, config.relayed)
+        consumer_client = client
+        if config.consumer_service is not None and config.consumers:
+            consumer_client = self._client(config.consumer_service, False)
+        sub_type = getattr(pulsar.ConsumerType, SUBSCRIPTION_TYPES[config.subscription_type])
+        position = getattr(pulsar.InitialPosition, config.initial_position.capitalize())
+        for slot in config.consumers:
+            self.consumers.append(
+                create_with_retries(
+                    functools.partial(
+                        consumer_client.subscribe,
+                        slot.topic,
+                        slot.subscription,
+                        consumer_type=sub_type,
+                        consumer_name=slot.name,
+                        replicate_subscription_state_enabled=config.replicated_subscriptions,
+                        initial_position=position,
+                    )
+                )
+            )
+        for index, producer in enumerate(config.producers):
+            handle = create_with_retries(
+                functools.partial(
+                    client.create_producer,
+                    producer.topic,
+                    send_timeout_millis=config.send_timeout_ms,
+                    **config.batching,
+                    max_pending_messages=config.max_pending,
+                    block_if_queue_full=False,
+                )
+            )
+            self.producers.append(_Producer(index, producer.name, handle, config))
+
+    # -- sending ------------------------------------------------------------------------------------------
+
+    def _resolved(self, producer: _Producer, seq: int, key: int, result: Any, message_id: Any) -> None:
+        """The client's callback for one send: an ack or a send error (must not raise: kept in ``errors``)."""
+        try:
+            ts = time.time_ns()
+            if result == self._ok:
+                ids = (message_id.ledger_id(), message_id.entry_id(), message_id.partition())
+                self.columns.rows.acks.append((ts, producer.index, seq, key, *ids))
+            else:
+                self.columns.rows.errors.append((ts, producer.index, seq, key, str(result)))
+            producer.resolved += 1
+        except Exception as exc:  # reported to the conductor as a problem of the run
+            self.errors.append(f"{producer.name.decode()}#{seq}: {exc!r}")
+
+    def produce(self) -> None:
+        """The open loop of every producer of this worker, until ``stop_sending``.
+
+        The hot path: names bound to locals, and the message built with the client's own binding
+        (:func:`.fast_path.sender`: the C++ client's message builder and ``send_async``, without the wrapper's
+        per-call type checks)."""
+        import pulsar
+
+        rate = self.config.rate_per_second
+        interval_ns = 1e9 / rate
+        origin_ns, origin_mono = self.origin_ns, self.origin_mono
+        stop, columns, resolved = self.stop_sending, self.columns, self._resolved
+        monotonic, time_ns, partial = time.monotonic, time.time_ns, functools.partial
+        keys = [key_name(k) for k in range(self.config.keys)]
+        loops = [(p, sender(p.handle), p.pad, p.name, p.pace) for p in self.producers]
+        while not stop.is_set():
+            elapsed = monotonic() - origin_mono
+            if elapsed < 0:  # the common origin is still ahead
+                time.sleep(min(-elapsed, 0.01))
+                continue
+            due = int(elapsed * rate) + 1  # send i (0-based) is due at i / rate
+            for producer, send, pad, name, pace in loops:
+                seq = producer.issued
+                while seq < due:
+                    pace.issued(elapsed - seq / rate)
+                    seq += 1
+                    producer.issued = seq
+                    key = producer.rng.randrange(producer.keys) if producer.keys else -1
+                    head = b"%s#%d#" % (name, seq)
+                    columns.rows.sends.append(
+                        (time_ns(), producer.index, seq, key, origin_ns + int((seq - 1) * interval_ns))
+                    )
+                    try:
+                        send(
+                            head + pad[len(head) :],
+                            keys[key] if key >= 0 else None,
+                            partial(resolved, producer, seq, key),
+                        )
+                    except pulsar.PulsarException as exc:
+                        columns.rows.errors.append((time_ns(), producer.index, seq, key, str(exc)))
+                        producer.resolved += 1
+            time.sleep(0.001)
+
+    def wait_resolved(self, timeout_s: float) -> None:
+        """Flush the producers and wait until every send issued was acknowledged or failed (bounded)."""
+        import pulsar
+
+        for producer in self.producers:
+            with contextlib.suppress(pulsar.PulsarException):
+                producer.handle.flush()
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline and any(p.resolved < p.issued for p in self.producers):
+            time.sleep(0.05)
+
+    # -- receiving ----------------------------------------------------------------------------------------
+
+    def consume(self, index: int, consumer: Any) -> None:
+        import pulsar
+
+        producers: dict[bytes, str] = {}
+        rows = self.columns
+        delay = self.config.consumer_delay_s
+        receive, acknowledge = receiver(consumer)
+        while not self.stop.is_set():
+            try:
+                message = receive(500)
+            except pulsar.PulsarException:
+                continue
+            ts = time.time_ns()
+            data = message.data()
+            head = parse_head(data)
+            if head is None:
+                self.foreign += 1
+            else:
+                raw, seq = head
+                name = producers.get(raw)
+                if name is None:
+                    name = producers[raw] = raw.decode("utf-8", "replace")
+                mid = message.message_id()
+                key = message.partition_key() or None
+                rows.rows.receipts.append(
+                    (
+                        ts,
+                        index,
+                        message.topic_name(),
+                        name,
+                        seq,
+                        key,
+                        mid.ledger_id(),
+                        mid.entry_id(),
+                        mid.partition(),
+                        len(data),
+                    )
+                )
+            if delay:
+                self.stop.wait(delay)
+            with contextlib.suppress(pulsar.PulsarException):
+                acknowledge(message)
+
+    # -- the history --------------------------------------------------------------------------------------
+
+    def flush(self) -> None:
+        """Write what was gathered since the last flush, and tell the conductor what resolved and arrived."""
+        with self._flush_lock:
+            self._flush()
+
+    def _flush(self) -> None:
+        import pyarrow.parquet as pq  # type: ignore[import-untyped, unused-ignore]
+
+        rows = self.columns.take()
+        if not len(rows):
+            return
+        target = Path(self.config.out_dir) / f"w{self.config.index:02d}-{self.files:06d}.parquet"
+        partial = target.with_name(target.name + ".tmp")
+        table = to_table(self.names, rows)
+        pq.write_table(table, str(partial))
+        partial.replace(target)
+        self.files += 1
+        self.send("progress", progress_of(table))
+
+    def flusher(self) -> None:
+        while not self.stop.wait(self.config.flush_s):
+            self.flush()
+
+
+def progress_of(table: Any) -> dict[str, tuple[list[str], Any, Any]]:
+    """Per outcome (``ack``, ``send_error``, ``receive``) in a flushed table: the producer names, and for each row
+    its producer's index in them and its seq (NumPy arrays: one report pickles as a few buffers)."""
+    import pyarrow.compute as pc  # type: ignore[import-untyped, unused-ignore]
+
+    out = {}
+    for kind in (ACK, SEND_ERROR, RECEIVE):
+        rows = table.filter(pc.equal(table["type"], kind))
+        if rows.num_rows:
+            encoded = pc.dictionary_encode(rows["producer"]).combine_chunks()
+            out[kind] = (encoded.dictionary.to_pylist(), encoded.indices.to_numpy(), rows["seq"].to_numpy())
+    return out
+
+
+def _spawn(target: Callable[..., None], *args: Any) -> threading.Thread:
+    thread = threading.Thread(target=target, args=args, daemon=True)
+    thread.start()
+    return thread
+
+
+def main(argv: list[str]) -> int:
+    """``python -m pytest_pulsar_ha.workload.fleet.worker <socket>``: connect, take the configuration, run."""
+    from multiprocessing.connection import Client
+
+    if len(argv) != 1 or KEY_ENV not in os.environ:
+        print(f"usage: {KEY_ENV}=<key> python -m pytest_pulsar_ha.workload.fleet.worker <socket>", file=sys.stderr)
+        return 2
+    conn = Client(argv[0], family="AF_UNIX", authkey=bytes.fromhex(os.environ.pop(KEY_ENV)))
+    config = conn.recv()
+    if not isinstance(config, WorkerConfig):
+        print(f"expected a WorkerConfig, got {type(config).__name__}", file=sys.stderr)
+        return 2
+    worker_main(config, conn)
+    return 0
+
+
+def worker_main(config: WorkerConfig, conn: Any) -> None:
+    """Run one worker on an open connection to its conductor; ends the process when done."""
+    worker = Worker(config, conn)
+    listener = _spawn(worker.listen)
+    try:
+        worker.set_up()
+    except Exception as exc:
+        worker.send("failed", f"set-up: {exc!r}")
+        _close(worker)
+        return
+    worker.send("ready")
+    worker.go.wait()
+    consumers = [_spawn(worker.consume, i, c) for i, c in enumerate(worker.consumers)]
+    flusher = _spawn(worker.flusher)
+    if not worker.stop.is_set():
+        worker.produce()
+    worker.wait_resolved((config.send_timeout_ms / 1000 or 50.0) + 10.0)
+    paces = {p.name.decode(): (p.pace.sends, p.pace.late, p.pace.max_lag_s) for p in worker.producers}
+    worker.flush()
+    worker.send("sent", paces, list(worker.errors))
+    worker.stop.wait()
+    for thread in consumers:
+        thread.join(timeout=5)
+    flusher.join(timeout=5)
+    hung = _close(worker)
+    worker.flush()
+    worker.send("stopped", worker.files, worker.foreign, hung, list(worker.errors))
+    listener.join(timeout=1)
+    conn.close()
+    os._exit(0)  # the client's threads are not waited for: everything they wrote is flushed above
+
+
+def _close(worker: Worker) -> list[str]:
+    from pytest_pulsar_ha.workload.closing import close_within
+
+    hung = []
+    handles = [(p.name.decode(), p.handle) for p in worker.producers]
+    handles += [(f"consumer-{i}", c) for i, c in enumerate(worker.consumers)]
+    handles += [(f"client-{i}", c) for i, c in enumerate(worker.clients)]
+    for what, handle in handles:
+        stuck = close_within(handle.close, what)
+        if stuck is not None:
+            hung.append(stuck)
+    return hung
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
