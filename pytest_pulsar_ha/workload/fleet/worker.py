@@ -16,6 +16,7 @@ pass of the loop issues each producer's due sends and sleeps a millisecond, and 
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import functools
 import os
@@ -66,6 +67,11 @@ class _Producer:
         self.issued = 0
         self.resolved = 0
         self.pace = RatePace()
+        self.in_order = False
+        """a non-partitioned topic: the client resolves this producer's sends in the order they were issued, so
+        they go into ``boxes`` and the stamper reads them (else each send has a Python callback)"""
+        self.boxes: collections.deque[tuple[int, int, dict[Any, Any]]] = collections.deque()
+        """(seq, key, box) of each send issued and not yet read by the stamper, oldest first"""
 
 
 class Worker:
@@ -87,6 +93,7 @@ class Worker:
         self.origin_mono = 0.0
         self.stop_sending = threading.Event()
         self.stop = threading.Event()
+        self.stop_stamping = threading.Event()
         self.conductor_gone = threading.Event()
         self.producers: list[_Producer] = []
         self.consumers: list[Any] = []
@@ -191,7 +198,9 @@ class Worker:
                     block_if_queue_full=False,
                 )
             )
-            self.producers.append(_Producer(index, producer.name, handle, config))
+            state = _Producer(index, producer.name, handle, config)
+            state.in_order = len(client.get_topic_partitions(producer.topic)) <= 1
+            self.producers.append(state)
 
     # -- sending ------------------------------------------------------------------------------------------
 
@@ -211,9 +220,12 @@ class Worker:
     def produce(self) -> None:
         """The open loop of every producer of this worker, until ``stop_sending``.
 
-        The hot path: names bound to locals, and the message built with the client's own binding
-        (:func:`.fast_path.sender`: the C++ client's message builder and ``send_async``, without the wrapper's
-        per-call type checks)."""
+        The hot path: names bound to locals, the message built with the client's own binding
+        (:func:`.fast_path.sender`), and, for a producer whose sends resolve in order, no Python callback: the
+        client calls the ``__setitem__`` of an empty dict per send (a C function: the callback thread runs no
+        Python frame, which costs the worker more than half of its time otherwise) and :meth:`stamp` reads the
+        boxes. A send that would exceed ``max_pending`` in flight fails at once, as the client's full queue would
+        (the client's queue is never the one that is full, so it resolves every send in order)."""
         import pulsar
 
         rate = self.config.rate_per_second
@@ -222,14 +234,16 @@ class Worker:
         stop, columns, resolved = self.stop_sending, self.columns, self._resolved
         monotonic, time_ns, partial = time.monotonic, time.time_ns, functools.partial
         keys = [key_name(k) for k in range(self.config.keys)]
-        loops = [(p, sender(p.handle), p.pad, p.name, p.pace) for p in self.producers]
+        limit = self.config.max_pending
+        full = f"ProducerQueueIsFull ({limit} sends in flight)"
+        loops = [(p, sender(p.handle), p.pad, p.name, p.pace, p.boxes) for p in self.producers]
         while not stop.is_set():
             elapsed = monotonic() - origin_mono
             if elapsed < 0:  # the common origin is still ahead
                 time.sleep(min(-elapsed, 0.01))
                 continue
             due = int(elapsed * rate) + 1  # send i (0-based) is due at i / rate
-            for producer, send, pad, name, pace in loops:
+            for producer, send, pad, name, pace, boxes in loops:
                 seq = producer.issued
                 while seq < due:
                     pace.issued(elapsed - seq / rate)
@@ -240,15 +254,45 @@ class Worker:
                     columns.rows.sends.append(
                         (time_ns(), producer.index, seq, key, origin_ns + int((seq - 1) * interval_ns))
                     )
+                    if seq - producer.resolved > limit:
+                        columns.rows.errors.append((time_ns(), producer.index, seq, key, full))
+                        producer.resolved += 1
+                        continue
                     try:
-                        send(
-                            head + pad[len(head) :],
-                            keys[key] if key >= 0 else None,
-                            partial(resolved, producer, seq, key),
-                        )
+                        if producer.in_order:
+                            box: dict[Any, Any] = {}
+                            boxes.append((seq, key, box))
+                            send(head + pad[len(head) :], keys[key] if key >= 0 else None, box.__setitem__)
+                        else:
+                            callback = partial(resolved, producer, seq, key)
+                            send(head + pad[len(head) :], keys[key] if key >= 0 else None, callback)
                     except pulsar.PulsarException as exc:
                         columns.rows.errors.append((time_ns(), producer.index, seq, key, str(exc)))
                         producer.resolved += 1
+            time.sleep(0.001)
+
+    def stamp(self) -> None:
+        """Every millisecond, each in-order producer's resolved sends, oldest first, as acks or send errors
+        stamped with the time they were seen (within about a millisecond of the client's callback; a send
+        resolved before an older one of its producer is stamped with it). Runs until ``stop_stamping``."""
+        ok, time_ns = self._ok, time.time_ns
+        producers = [p for p in self.producers if p.in_order]
+        while True:
+            last = self.stop_stamping.is_set()
+            now = time_ns()
+            for producer in producers:
+                boxes, index = producer.boxes, producer.index
+                while boxes and boxes[0][2]:
+                    seq, key, box = boxes.popleft()
+                    ((result, message_id),) = box.items()
+                    if result == ok:
+                        ids = (message_id.ledger_id(), message_id.entry_id(), message_id.partition())
+                        self.columns.rows.acks.append((now, index, seq, key, *ids))
+                    else:
+                        self.columns.rows.errors.append((now, index, seq, key, str(result)))
+                    producer.resolved += 1
+            if last:
+                return
             time.sleep(0.001)
 
     def wait_resolved(self, timeout_s: float) -> None:
@@ -265,18 +309,20 @@ class Worker:
     # -- receiving ----------------------------------------------------------------------------------------
 
     def consume(self, index: int, consumer: Any) -> None:
+        """Receive, record (stamped when ``receive`` returned), then acknowledge (after ``consumer_delay_s``)."""
         import pulsar
 
         producers: dict[bytes, str] = {}
         rows = self.columns
         delay = self.config.consumer_delay_s
         receive, acknowledge = receiver(consumer)
+        time_ns = time.time_ns
         while not self.stop.is_set():
             try:
                 message = receive(500)
             except pulsar.PulsarException:
                 continue
-            ts = time.time_ns()
+            ts = time_ns()
             data = message.data()
             head = parse_head(data)
             if head is None:
@@ -287,7 +333,6 @@ class Worker:
                 if name is None:
                     name = producers[raw] = raw.decode("utf-8", "replace")
                 mid = message.message_id()
-                key = message.partition_key() or None
                 rows.rows.receipts.append(
                     (
                         ts,
@@ -295,7 +340,7 @@ class Worker:
                         message.topic_name(),
                         name,
                         seq,
-                        key,
+                        message.partition_key() or None,
                         mid.ledger_id(),
                         mid.entry_id(),
                         mid.partition(),
@@ -383,9 +428,12 @@ def worker_main(config: WorkerConfig, conn: Any) -> None:
     worker.go.wait()
     consumers = [_spawn(worker.consume, i, c) for i, c in enumerate(worker.consumers)]
     flusher = _spawn(worker.flusher)
+    stamper = _spawn(worker.stamp)
     if not worker.stop.is_set():
         worker.produce()
     worker.wait_resolved((config.send_timeout_ms / 1000 or 50.0) + 10.0)
+    worker.stop_stamping.set()
+    stamper.join(timeout=5)
     paces = {p.name.decode(): (p.pace.sends, p.pace.late, p.pace.max_lag_s) for p in worker.producers}
     worker.flush()
     worker.send("sent", paces, list(worker.errors))
