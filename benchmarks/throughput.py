@@ -1,26 +1,32 @@
 """The project's workload (history on) against Pulsar's own ``pulsar-perf``, on one standalone of the same Pulsar,
-on this machine, in the same run: 1 KB messages on one topic, a producer side and a consumer beside it.
+on this machine, in the same run: 1 KB messages on one topic, producers with a consumer beside them.
 
-* ``pulsar-perf produce`` (with ``pulsar-perf consume`` on the topic) at an unreachable rate, batching off and on:
-  its aggregated msg/s and publish latency (p50, p99);
-* the workload (``pytest_pulsar_ha.workload.driver.Workload``, every send, ack and receive recorded), batching off
-  and on, at offered rates in turn: msg/s acknowledged, publish latency (ack time - send time), and whether it
-  kept the rate (at least 95% of the offered sends acknowledged within the run).
+* ``pulsar-perf produce`` (with ``pulsar-perf consume`` on the topic) at an unreachable rate, batching off and on
+  (on: the same batching settings as the workload's, the Python client's defaults: 10 ms, 1,000 messages,
+  128 KB): its aggregated msg/s and publish latency (p50, p99);
+* the workload as scenarios run it at rate, the fleet (:class:`~pytest_pulsar_ha.workload.fleet.fleet.FleetWorkload`:
+  each producer and the consumer in a worker process of its own, every send, ack and receipt written to the
+  history's Parquet parts as it runs), batching off and on, at offered rates in turn: msg/s acknowledged, publish
+  latency (ack time - send time, from the history), and whether it kept the rate (at least 95% of the offered
+  sends acknowledged within the run, no producer falling behind its open loop, every acknowledged send received).
 
-It prints a table and the ratio of the workload's best kept rate to pulsar-perf's msg/s. Needs the binary
+A fresh broker runs a ``pulsar-perf`` warm-up first (not counted: its JIT is cold). It prints a table and the
+ratio of the workload's best kept rate to pulsar-perf's msg/s. Needs the binary
 distribution (it has ``bin/pulsar-perf``): 4.0.8 by default.
 
-    python benchmarks/throughput.py --seconds 20 --rates 2000,5000,10000
+    python benchmarks/throughput.py --seconds 20 --rates 20000,40000,50000
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
-import statistics
+import signal
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -33,7 +39,9 @@ if str(ROOT) not in sys.path:
 from pytest_pulsar_ha import HaSettings, build_environment, parse_clusters  # noqa: E402
 from pytest_pulsar_ha.history import ACK, SEND, EventLog  # noqa: E402
 from pytest_pulsar_ha.provisioning import default_cache_dir, ensure_pulsar  # noqa: E402
-from pytest_pulsar_ha.workload.driver import Workload, WorkloadPlan  # noqa: E402
+from pytest_pulsar_ha.workload.driver import WorkloadPlan  # noqa: E402
+from pytest_pulsar_ha.workload.fleet.config import Service  # noqa: E402
+from pytest_pulsar_ha.workload.fleet.fleet import FleetTarget, FleetWorkload  # noqa: E402
 
 SIZE = 1024
 THROUGHPUT = re.compile(r"Aggregated throughput stats --- (\d+) records (?:sent|received) --- ([\d.]+) msg/s")
@@ -53,14 +61,32 @@ def pulsar_perf(home: Path, java: Path, url: str, seconds: int, batching: bool) 
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        start_new_session=True,
     )
-    time.sleep(5)  # the subscription exists before the first send
+    try:
+        time.sleep(5)  # the subscription exists before the first send
+        return _produce(perf, env, url, topic, seconds, batching)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(consume.pid, signal.SIGTERM)
+        consume.communicate(timeout=60)
+
+
+def _produce(perf: str, env: dict[str, str], url: str, topic: str, seconds: int, batching: bool) -> dict[str, float]:
     produce = [perf, "produce", "-u", url, "-r", "1000000", "-s", str(SIZE), "-time", str(seconds), "-o", "5000"]
-    if not batching:
+    if batching:
+        plan = plan_for("", 1, 1, 1, seconds, True)
+        produce += [
+            "-b",
+            str(plan.batch_delay_ms),
+            "-bm",
+            str(plan.batch_max_messages),
+            "-bb",
+            str(plan.batch_max_bytes),
+        ]
+    else:
         produce.append("-db")
     done = subprocess.run([*produce, topic], env=env, capture_output=True, text=True, check=False)
-    consume.terminate()
-    consume.communicate(timeout=60)
     text = done.stdout + done.stderr
     rate, latency = THROUGHPUT.findall(text), LATENCY.findall(text)
     if done.returncode != 0 or not rate or not latency:
@@ -68,17 +94,12 @@ def pulsar_perf(home: Path, java: Path, url: str, seconds: int, batching: bool) 
     return {"msg_s": float(rate[-1][1]), "p50_ms": float(latency[-1][1]), "p99_ms": float(latency[-1][2])}
 
 
-def ours(env: Any, rate: int, producers: int, seconds: int, batching: bool) -> dict[str, float]:
-    """The workload at ``rate`` msg/s offered (``producers`` open-loop producers), history on."""
-    import pulsar
-
-    name = env.names[0]
-    topic = f"persistent://public/default/workload-{uuid.uuid4().hex[:8]}"
-    plan = WorkloadPlan(
+def plan_for(topic: str, rate: int, producers: int, consumers: int, seconds: int, batching: bool) -> WorkloadPlan:
+    return WorkloadPlan(
         topics=[topic],
         producers=producers,
-        consumers=1,
-        subscription_type="exclusive",
+        consumers=consumers,
+        subscription_type="exclusive" if consumers == 1 else "shared",
         keys=0,
         rate_per_second=rate / producers,
         message_size=SIZE,
@@ -88,66 +109,104 @@ def ours(env: Any, rate: int, producers: int, seconds: int, batching: bool) -> d
         seed=1,
         batching=batching,
     )
-    log = EventLog()
-    client = pulsar.Client(env.cluster(name).direct_service_url, operation_timeout_seconds=30)
-    workload = Workload(client, plan, log)
+
+
+def history_figures(files: list[Path]) -> dict[str, Any]:
+    """Acks, receipts, send errors and publish latencies (ack - send of each acknowledged send) of the parts."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    table = pa.concat_tables([pq.read_table(str(path)) for path in files])
+    kinds = {kind: table.filter(pc.equal(table["type"], kind)) for kind in (SEND, ACK, "receive", "send_error")}
+    keys = ["producer", "seq"]
+    sends = kinds[SEND].select([*keys, "ts_ns"]).rename_columns([*keys, "sent_ns"])
+    joined = kinds[ACK].select([*keys, "ts_ns"]).join(sends, keys)
+    latency_ms = (joined["ts_ns"].to_numpy() - joined["sent_ns"].to_numpy()) / 1e6
+    return {
+        "sends": kinds[SEND].num_rows,
+        "acks": kinds[ACK].num_rows,
+        "receipts": kinds["receive"].num_rows,
+        "errors": kinds["send_error"].num_rows,
+        "p50_ms": float(np.percentile(latency_ms, 50)) if len(latency_ms) else float("nan"),
+        "p99_ms": float(np.percentile(latency_ms, 99)) if len(latency_ms) else float("nan"),
+        "rows": table.num_rows,
+        "bytes": sum(path.stat().st_size for path in files),
+    }
+
+
+def ours(url: str, rate: int, producers: int, seconds: int, batching: bool, work: Path) -> dict[str, float]:
+    """The fleet at ``rate`` msg/s offered (``producers`` open-loop producers, one consumer, a process each),
+    its history written as it runs."""
+    topic = f"persistent://public/default/workload-{uuid.uuid4().hex[:8]}"
+    plan = plan_for(topic, rate, producers, 1, seconds, batching)
+    parts = work / f"{rate}-{int(batching)}" / "parts"
+    fleet = FleetWorkload(
+        plan, EventLog(), FleetTarget(Service(url)), processes=producers + 1, parts_dir=parts, into_log=False
+    )
+    fleet.start()
     try:
-        workload.start()
         started = time.monotonic()
         time.sleep(seconds)
-        workload.stop_sending()
+        fleet.stop_sending()
         sent_for = time.monotonic() - started
-        workload.drain(20)
+        drained = fleet.drain(60)
+        shortfalls = fleet.rate_shortfalls()
     finally:
-        workload.stop()
-        client.close()
-    events = log.snapshot()
-    sends = {(e.producer, e.seq): e.ts_ns for e in events if e.type == SEND}
-    latencies = sorted(
-        (e.ts_ns - sends[(e.producer, e.seq)]) / 1e6 for e in events if e.type == ACK and (e.producer, e.seq) in sends
-    )
-    acked = len(latencies)
+        fleet.stop()
+    figures = history_figures(fleet.part_files())
+    kept = figures["acks"] >= 0.95 * rate * seconds and not shortfalls and drained
     return {
         "offered": rate,
-        "msg_s": acked / sent_for,
-        "kept": float(acked >= 0.95 * rate * seconds),
-        "p50_ms": statistics.median(latencies) if latencies else float("nan"),
-        "p99_ms": latencies[int(0.99 * (acked - 1))] if latencies else float("nan"),
-        "events": float(len(events)),
+        "msg_s": figures["acks"] / sent_for,
+        "kept": float(kept),
+        "p50_ms": figures["p50_ms"],
+        "p99_ms": figures["p99_ms"],
+        "events": float(figures["rows"]),
+        "errors": float(figures["errors"]),
+        "history_mb": figures["bytes"] / 1e6,
+        "why": "; ".join([*shortfalls, *([] if drained else ["not every acknowledged send was received"])])[:200],
     }
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=int, default=20)
-    parser.add_argument("--rates", default="2000,5000,10000", help="offered rates of the workload, msg/s")
-    parser.add_argument("--producers", type=int, default=4)
+    parser.add_argument("--warmup", type=int, default=20, help="seconds of pulsar-perf first, not counted (0: none)")
+    parser.add_argument("--rates", default="20000,40000,50000", help="offered rates of the workload, msg/s")
+    parser.add_argument("--producers", type=int, default=2, help="producers, each in a worker process of its own")
     parser.add_argument("--pulsar-version", default="4.0.8", help="a binary distribution (it has pulsar-perf)")
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a stopped benchmark still stops what it started
     cache = default_cache_dir()
     dist = ensure_pulsar(args.pulsar_version, cache, print)
     if not (dist.home / "bin" / "pulsar-perf").exists():
         parser.error(f"Pulsar {args.pulsar_version} here has no bin/pulsar-perf (an assembled runtime): use 4.0.8")
     settings = HaSettings(clusters=tuple(parse_clusters("1", "--clusters")), pulsar_version=args.pulsar_version)
     env = build_environment(settings, progress=print)
-    rows: list[tuple[str, dict[str, float]]] = []
-    with env:
+    rows: list[tuple[str, dict[str, Any]]] = []
+    with env, tempfile.TemporaryDirectory(prefix="throughput-") as work:
         url = env.cluster(env.names[0]).direct_service_url
+        if args.warmup:  # a fresh broker's JIT is cold: the first run would pay for it
+            print("warm-up (not counted):", pulsar_perf(dist.home, dist.java, url, args.warmup, True), flush=True)
         for batching in (False, True):
             figures = pulsar_perf(dist.home, dist.java, url, args.seconds, batching)
             rows.append((f"pulsar-perf, batching {'on' if batching else 'off'}", figures))
-            print(rows[-1])
+            print(rows[-1], flush=True)
         for batching in (False, True):
             for rate in (int(r) for r in args.rates.split(",") if r.strip()):
-                figures = ours(env, rate, args.producers, args.seconds, batching)
+                figures = ours(url, rate, args.producers, args.seconds, batching, Path(work))
                 rows.append((f"workload {'batched' if batching else 'unbatched'}, {rate:,}/s offered", figures))
-                print(rows[-1])
+                print(rows[-1], flush=True)
     cores = os.cpu_count()
     print(f"\nPulsar {args.pulsar_version}, one standalone, {SIZE} B messages, {args.seconds} s each, {cores} cores")
-    print(f"{'':<34} {'msg/s':>10} {'p50 ms':>8} {'p99 ms':>8}  kept the rate")
+    print(f"{'':<38} {'msg/s':>10} {'p50 ms':>8} {'p99 ms':>8}  {'history':>10}  kept the rate")
     for label, f in rows:
-        kept = "" if "offered" not in f else ("yes" if f["kept"] else "no")
-        print(f"{label:<34} {f['msg_s']:>10,.0f} {f['p50_ms']:>8.1f} {f['p99_ms']:>8.1f}  {kept}")
+        kept = "" if "offered" not in f else ("yes" if f["kept"] else f"no: {f['why'] or 'under 95% acknowledged'}")
+        history = f"{f['history_mb']:>7.1f} MB" if "history_mb" in f else ""
+        print(f"{label:<38} {f['msg_s']:>10,.0f} {f['p50_ms']:>8.1f} {f['p99_ms']:>8.1f}  {history:>10}  {kept}")
+    print(f"workload: {args.producers} producers and 1 consumer, each in a worker process; history: Parquet parts")
     best = max((f["msg_s"] for label, f in rows if "offered" in f and f["kept"]), default=0.0)
     for label, f in rows:
         if label.startswith("pulsar-perf"):

@@ -195,3 +195,31 @@ def check_client(scenario: Scenario) -> list[tuple[Loc, str]]:
             )
         ]
     return []
+
+
+RELAYED_PROVIDER_KINDS = ("auto", "controlled", "custom", "none")
+"""The provider kinds whose switches a fleet's workers follow (the native provider lives inside one client)."""
+
+
+def check_processes(scenario: Scenario) -> list[tuple[Loc, str]]:
+    """A workload over several processes runs the Python client in each, following a provider whose switches
+    the runner can see."""
+    if scenario.workload.processes == 1:
+        return []
+    if isinstance(scenario.client, JavaClient):
+        return [
+            (
+                ("workload", "processes"),
+                "the Java driver is one process of its own; workload.processes is the Python client's (leave it at 1)",
+            )
+        ]
+    if scenario.provider.kind not in RELAYED_PROVIDER_KINDS:
+        return [
+            (
+                ("workload", "processes"),
+                f"provider kind {scenario.provider.kind} runs inside one client, so the workers of "
+                f"workload.processes: {scenario.workload.processes} could not follow its switches; use one of "
+                f"{', '.join(RELAYED_PROVIDER_KINDS)}, or processes: 1",
+            )
+        ]
+    return []

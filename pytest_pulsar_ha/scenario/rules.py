@@ -12,7 +12,7 @@ from pytest_pulsar_ha.scenario.expectation_rules import check_expectations, chec
 from pytest_pulsar_ha.scenario.fault_rules import check_faults
 from pytest_pulsar_ha.scenario.generate import check_generate
 from pytest_pulsar_ha.scenario.modes import check_expect_failure, check_soak
-from pytest_pulsar_ha.scenario.providers import check_client
+from pytest_pulsar_ha.scenario.providers import check_client, check_processes
 from pytest_pulsar_ha.scenario.topology import check_clusters
 
 if TYPE_CHECKING:
@@ -27,6 +27,7 @@ RULES: tuple[Rule, ...] = (
     check_metadata,
     check_generate,
     check_client,
+    check_processes,
     check_soak,
     check_expect_failure,
 )

@@ -65,6 +65,8 @@ class WorkloadPlan:
     """with batching: the longest a batch waits for more messages (the Python client's default)"""
     batch_max_messages: int = 1000
     batch_max_bytes: int = 128 * 1024
+    processes: int = 1
+    """worker processes the producers and consumers are spread over (1: the single-process driver)"""
 
     def batching_options(self) -> dict[str, Any]:
         """The ``create_producer`` arguments of the plan's batching."""

@@ -13,7 +13,9 @@ from pytest_pulsar_ha.run.parts.base import Part
 from pytest_pulsar_ha.run.provider import build_provider, record_provider_events
 from pytest_pulsar_ha.scenario.providers import JavaClient
 from pytest_pulsar_ha.workload.closing import close_within
-from pytest_pulsar_ha.workload.driver import Workload
+from pytest_pulsar_ha.workload.driver import Workload, WorkloadPlan
+from pytest_pulsar_ha.workload.fleet.config import Service
+from pytest_pulsar_ha.workload.fleet.fleet import FleetTarget, FleetWorkload
 
 
 def _nothing() -> None:
@@ -65,9 +67,13 @@ class PythonClientPart(Part):
         if consume_from is not None:
             consumer_client = ctx.env.client(consume_from, operation_timeout_seconds=10)
             self.stack.callback(lambda: ctx.hung.append(close_within(consumer_client.close, "consumer client")))
+        plan = ctx.needs_plan()
+        if plan.processes > 1:
+            ctx.workload = fleet_of(ctx, plan)
+            return
         ctx.workload = Workload(
             client,
-            ctx.needs_plan(),
+            plan,
             ctx.log,
             consumer_client,
             wrap_consumer=ctx.wrap_consumer,
@@ -77,6 +83,30 @@ class PythonClientPart(Part):
 
     def close(self, ctx: RunContext) -> None:
         self.stack.close()
+
+
+def fleet_of(ctx: RunContext, plan: WorkloadPlan) -> FleetWorkload:
+    """The workload over ``plan.processes`` workers: their clients start where the provider points and follow
+    its switches (the runner's own client, built above, is the one the provider switches itself)."""
+    setup = ctx.needs_provider()
+    services = {name: Service(ctx.env.cluster(name).service_url, ctx.env.cluster(name).token) for name in ctx.clusters}
+    consume_from = ctx.scenario.workload.consume_from
+    target = FleetTarget(
+        services[setup.primary],
+        services,
+        setup.events,
+        services[consume_from] if consume_from is not None else None,
+    )
+    return FleetWorkload(
+        plan,
+        ctx.log,
+        target,
+        processes=plan.processes,
+        parts_dir=ctx.evidence_dir / "history.parts",
+        client_options=ctx.env.client_options,
+        seeded=ctx.env.seeded_ledger_ids(),
+        registry=ctx.env.registry,
+    )
 
 
 class WorkloadPart(Part):
@@ -97,6 +127,8 @@ class WorkloadPart(Part):
         workload.stop_sending()
         for shortfall in workload.rate_shortfalls():
             ctx.problem("workload", shortfall)
+        if isinstance(workload, FleetWorkload):
+            ctx.facts["workload"] = workload.describe()
 
     def close(self, ctx: RunContext) -> None:
         if ctx.workload is not None:

@@ -161,6 +161,7 @@ class Namespaces(Part):
             w.consumer_delay.seconds,
             w.initial_position,
             w.batching,
+            processes=w.processes,
         )
 
 

@@ -206,6 +206,9 @@ class FleetWorkload:
                     raise FleetError(f"fleet worker {handle.index} did not start: {failure} ({handle.log_tail()})")
         if self.target.events is not None:
             self._relay = ProviderRelay(self.target.events, dict(self.target.services), self._broadcast_service)
+            switches = self.target.events.switches()
+            if switches and switches[-1].to_cluster in self.target.services:  # switched while the workers started
+                self._broadcast_service(self.target.services[switches[-1].to_cluster])
         self.origin_ns = time.time_ns() + int(GO_AHEAD_S * 1e9)
         self._broadcast(("go", self.origin_ns))
 
@@ -334,6 +337,14 @@ class FleetWorkload:
                 if sent:
                     delays.append((applied - max(sent)) / 1e9)
         return delays
+
+    def describe(self) -> str:
+        """One line for the run's facts: the workers, and how late the relayed switches reached them."""
+        line = f"{len(self._handles)} worker processes"
+        delays = self.relay_delays_s()
+        if delays:
+            line += f"; {len(self._relayed)} switches relayed, applied at most {max(delays) * 1000:.1f} ms later"
+        return line
 
     def stop(self) -> None:
         """Stop the workers (command, then SIGTERM, then SIGKILL), then add their rows to the log. Idempotent."""

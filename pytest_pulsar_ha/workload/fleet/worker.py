@@ -19,6 +19,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import functools
+import gc
 import os
 import random
 import sys
@@ -94,6 +95,7 @@ class Worker:
         self.stop_sending = threading.Event()
         self.stop = threading.Event()
         self.stop_stamping = threading.Event()
+        self.partitioned: dict[str, bool] = {}
         self.conductor_gone = threading.Event()
         self.producers: list[_Producer] = []
         self.consumers: list[Any] = []
@@ -160,6 +162,15 @@ class Worker:
         self.clients.append(client)
         return client
 
+    def _partitioned(self, client: Any, topic: str) -> bool:
+        """Whether ``topic`` is partitioned (asked once per topic, kept in :attr:`partitioned`)."""
+        from pytest_pulsar_ha.workload.client_setup import create_with_retries
+
+        if topic not in self.partitioned:
+            partitions = create_with_retries(functools.partial(client.get_topic_partitions, topic))
+            self.partitioned[topic] = len(partitions) > 1 or partitions[0] != topic
+        return self.partitioned[topic]
+
     def set_up(self) -> None:
         import pulsar
 
@@ -171,6 +182,8 @@ class Worker:
         consumer_client = client
         if config.consumer_service is not None and config.consumers:
             consumer_client = self._client(config.consumer_service, False)
+        for slot in config.consumers:
+            self._partitioned(consumer_client, slot.topic)
         sub_type = getattr(pulsar.ConsumerType, SUBSCRIPTION_TYPES[config.subscription_type])
         position = getattr(pulsar.InitialPosition, config.initial_position.capitalize())
         for slot in config.consumers:
@@ -199,7 +212,7 @@ class Worker:
                 )
             )
             state = _Producer(index, producer.name, handle, config)
-            state.in_order = len(client.get_topic_partitions(producer.topic)) <= 1
+            state.in_order = not self._partitioned(client, producer.topic)
             self.producers.append(state)
 
     # -- sending ------------------------------------------------------------------------------------------
@@ -286,8 +299,8 @@ class Worker:
                     seq, key, box = boxes.popleft()
                     ((result, message_id),) = box.items()
                     if result == ok:
-                        ids = (message_id.ledger_id(), message_id.entry_id(), message_id.partition())
-                        self.columns.rows.acks.append((now, index, seq, key, *ids))
+                        ledger, entry = message_id.ledger_id(), message_id.entry_id()
+                        self.columns.rows.acks.append((now, index, seq, key, ledger, entry, -1))  # not partitioned
                     else:
                         self.columns.rows.errors.append((now, index, seq, key, str(result)))
                     producer.resolved += 1
@@ -308,8 +321,10 @@ class Worker:
 
     # -- receiving ----------------------------------------------------------------------------------------
 
-    def consume(self, index: int, consumer: Any) -> None:
-        """Receive, record (stamped when ``receive`` returned), then acknowledge (after ``consumer_delay_s``)."""
+    def consume(self, index: int, consumer: Any, partitioned: bool) -> None:
+        """Receive, record (stamped when ``receive`` returned), then acknowledge (after ``consumer_delay_s``).
+        A non-partitioned topic's messages all carry the subscribed topic and partition -1: those are not asked
+        of each message; nor is the key when the producers send none."""
         import pulsar
 
         producers: dict[bytes, str] = {}
@@ -317,6 +332,8 @@ class Worker:
         delay = self.config.consumer_delay_s
         receive, acknowledge = receiver(consumer)
         time_ns = time.time_ns
+        topic = self.config.consumers[index].topic
+        keyed = self.config.keys > 0
         while not self.stop.is_set():
             try:
                 message = receive(500)
@@ -337,13 +354,13 @@ class Worker:
                     (
                         ts,
                         index,
-                        message.topic_name(),
+                        message.topic_name() if partitioned else topic,
                         name,
                         seq,
-                        message.partition_key() or None,
+                        (message.partition_key() or None) if keyed else None,
                         mid.ledger_id(),
                         mid.entry_id(),
-                        mid.partition(),
+                        mid.partition() if partitioned else -1,
                         len(data),
                     )
                 )
@@ -376,6 +393,7 @@ class Worker:
     def flusher(self) -> None:
         while not self.stop.wait(self.config.flush_s):
             self.flush()
+            gc.collect(1)
 
 
 def progress_of(table: Any) -> dict[str, tuple[list[str], Any, Any]]:
@@ -425,8 +443,13 @@ def worker_main(config: WorkerConfig, conn: Any) -> None:
         _close(worker)
         return
     worker.send("ready")
+    gc.freeze()  # what set-up made is never collected again
+    gc.disable()  # the hot paths make no cycles; the flusher collects the young objects now and then
     worker.go.wait()
-    consumers = [_spawn(worker.consume, i, c) for i, c in enumerate(worker.consumers)]
+    consumers = [
+        _spawn(worker.consume, i, c, worker.partitioned[c_slot.topic])
+        for i, (c, c_slot) in enumerate(zip(worker.consumers, config.consumers, strict=True))
+    ]
     flusher = _spawn(worker.flusher)
     stamper = _spawn(worker.stamp)
     if not worker.stop.is_set():
