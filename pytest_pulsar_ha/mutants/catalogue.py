@@ -59,6 +59,11 @@ def cannot_apply(scenario: Scenario, name: str) -> str | None:
         if name == "tcp_only" and provider.probe == "tcp":
             return "the provider probes by TCP already"
         return None
+    if scenario.workload.processes > 1:
+        return (
+            f"it wraps the runner's producers and consumers; this workload runs in {scenario.workload.processes} "
+            "worker processes of their own"
+        )
     if not isinstance(provider, AutoProvider | ControlledProvider):
         return f"it acts after our provider's first switch; this provider ({provider.kind}) reports none"
     if not any(isinstance(e, SwitchExpectation | SwitchBackExpectation) for e in scenario.expect):
