@@ -62,15 +62,15 @@ class PythonClientPart(Part):
         client = ctx.env.client(ctx.needs_provider().target, operation_timeout_seconds=10)
         ctx.client_initialized_s = time.monotonic()  # a native provider checks from here on
         self.stack.callback(lambda: ctx.hung.append(close_within(client.close, "client")))
+        plan = ctx.needs_plan()
+        if plan.processes > 1:  # the provider switches this client; the workers' clients follow (fleet_of)
+            ctx.workload = fleet_of(ctx, plan)
+            return
         consumer_client = None
         consume_from = ctx.scenario.workload.consume_from
         if consume_from is not None:
             consumer_client = ctx.env.client(consume_from, operation_timeout_seconds=10)
             self.stack.callback(lambda: ctx.hung.append(close_within(consumer_client.close, "consumer client")))
-        plan = ctx.needs_plan()
-        if plan.processes > 1:
-            ctx.workload = fleet_of(ctx, plan)
-            return
         ctx.workload = Workload(
             client,
             plan,

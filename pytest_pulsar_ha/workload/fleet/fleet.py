@@ -343,7 +343,9 @@ class FleetWorkload:
         line = f"{len(self._handles)} worker processes"
         delays = self.relay_delays_s()
         if delays:
-            line += f"; {len(self._relayed)} switches relayed, applied at most {max(delays) * 1000:.1f} ms later"
+            count = len(self._relayed)
+            switches = f"{count} switch{'es' if count > 1 else ''}"
+            line += f"; {switches} relayed, applied at most {max(delays) * 1000:.1f} ms later"
         return line
 
     def stop(self) -> None:

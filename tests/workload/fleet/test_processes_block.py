@@ -14,9 +14,7 @@ from pytest_pulsar_ha.workload.fleet.config import max_pending, split_plan
 
 
 def plan(topics: int, producers: int, consumers: int, kind: str = "shared") -> WorkloadPlan:
-    return WorkloadPlan(
-        [f"t{i}" for i in range(topics)], producers, consumers, kind, 0, 100.0, 10, 10.0, True, 1000, 1
-    )
+    return WorkloadPlan([f"t{i}" for i in range(topics)], producers, consumers, kind, 0, 100.0, 10, 10.0, True, 1000, 1)
 
 
 def test_producers_are_dealt_round_robin_and_consumers_from_the_last_worker_with_the_drivers_names() -> None:

@@ -1,0 +1,69 @@
+"""The fleet on real clusters: workers in processes of their own send at rate, follow the provider's switch
+through the relay, and leave a complete history (every acknowledged send received, each ack's cluster known)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from pulsar_ha_providers import EventHub, SwitchEvent
+from pytest_pulsar_ha.history import ACK, RECEIVE, SEND, EventLog
+from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
+from pytest_pulsar_ha.workload.driver import WorkloadPlan
+from pytest_pulsar_ha.workload.fleet.config import Service
+from pytest_pulsar_ha.workload.fleet.fleet import FleetTarget, FleetWorkload
+
+pytestmark = pytest.mark.real_clusters
+
+RATE = 1000  # per producer
+
+
+def test_workers_follow_a_relayed_switch_and_leave_a_complete_history(
+    pulsar_ha: PulsarHaEnvironment, tmp_path: Path
+) -> None:
+    env = pulsar_ha
+    namespace = env.create_geo_namespace()
+    plan = WorkloadPlan(
+        [f"persistent://{namespace}/fleet"], 2, 1, "exclusive", 8, RATE, 256, 12.0, True, 10_000, 7, batching=True
+    )
+    services = {name: Service(env.cluster(name).service_url, env.cluster(name).token) for name in env.names}
+    hub = EventHub()
+    log = EventLog()
+    fleet = FleetWorkload(
+        plan,
+        log,
+        FleetTarget(services["cluster-a"], services, hub),
+        processes=3,
+        parts_dir=tmp_path / "history.parts",
+        client_options=env.client_options,
+        seeded=env.seeded_ledger_ids(),
+        registry=env.registry,
+    )
+    fleet.start()
+    try:
+        time.sleep(4)
+        switched_ns = time.time_ns()
+        hub.publish(SwitchEvent("cluster-a", "cluster-b", "test"))  # as our provider does once it switched
+        time.sleep(4)
+        fleet.stop_sending()
+        assert fleet.drain(60), "not every acknowledged send was received"
+        assert fleet.rate_shortfalls() == []
+    finally:
+        fleet.stop()
+    events = log.snapshot()
+    assert len(fleet.part_files()) > 1 and events == sorted(events, key=lambda e: e.ts_ns)
+    sends = [e for e in events if e.type == SEND]
+    acks = [e for e in events if e.type == ACK]
+    assert len(sends) >= 2 * RATE * 7, "the open loop kept 2 x 1,000 msg/s over 8 s"
+    assert {(e.producer, e.seq) for e in acks} == {(e.producer, e.seq) for e in sends}
+    assert {(e.producer, e.seq) for e in events if e.type == RECEIVE} >= {(e.producer, e.seq) for e in acks}
+    assert all(e.cluster in ("cluster-a", "cluster-b") for e in acks), "seeded ledger ids name each ack's cluster"
+    # every worker's client moved: both producers' acks come from cluster-b soon after the switch, none from a
+    after = [e for e in acks if e.ts_ns > switched_ns + 2_000_000_000]
+    assert {e.producer for e in after} == {"producer-0", "producer-1"}
+    assert {e.cluster for e in after} == {"cluster-b"}
+    delays = fleet.relay_delays_s()
+    assert len(delays) == 3 and max(delays) < 0.5, delays  # each worker applied it (the consumer's too)
+    assert fleet.describe().startswith("3 worker processes; 1 switch relayed, applied at most ")
