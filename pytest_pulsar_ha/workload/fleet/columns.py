@@ -232,3 +232,17 @@ def to_table(names: Names, rows: Rows) -> Any:
         return arrow_schema().empty_table()
     table = pa.concat_tables(parts)
     return table.take(table["ts_ns"].to_numpy().argsort(kind="stable"))
+
+
+def progress_of(table: Any) -> dict[str, tuple[list[str], Any, Any]]:
+    """Per outcome (``ack``, ``send_error``, ``receive``) in a flushed table: the producer names, and for each row
+    its producer's index in them and its seq (NumPy arrays: one report pickles as a few buffers)."""
+    import pyarrow.compute as pc  # type: ignore[import-untyped, unused-ignore]
+
+    out = {}
+    for kind in (ACK, SEND_ERROR, RECEIVE):
+        rows = table.filter(pc.equal(table["type"], kind))
+        if rows.num_rows:
+            encoded = pc.dictionary_encode(rows["producer"]).combine_chunks()
+            out[kind] = (encoded.dictionary.to_pylist(), encoded.indices.to_numpy(), rows["seq"].to_numpy())
+    return out

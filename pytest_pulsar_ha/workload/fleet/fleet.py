@@ -7,7 +7,7 @@ know when everything was received (a :class:`~pytest_pulsar_ha.workload.drain_tr
 When the workers have stopped, their rows are added to the run's log (``into_log``), in time order, so that the
 history, its attribution and every check are the single-process driver's.
 
-Each worker is ``python -m pytest_pulsar_ha.workload.fleet.worker`` in a session of its own (recorded in the
+Each worker is ``python -m pytest_pulsar_ha.workload.fleet.worker_process`` in a session of its own (recorded in the
 environment's process registry, so the reaper finds the workers of a killed run), connected back to the conductor
 over a Unix socket with a one-time key. :meth:`stop` stops them (a command, then SIGTERM, then SIGKILL to the
 group), and a worker whose connection closes (the conductor died) stops on its own.
@@ -43,8 +43,9 @@ from pytest_pulsar_ha.workload.fleet.config import (
 from pytest_pulsar_ha.workload.fleet.config import (
     max_pending as max_pending_for,
 )
+from pytest_pulsar_ha.workload.fleet.handles import WorkerHandle, accept_worker
 from pytest_pulsar_ha.workload.fleet.relay import ProviderRelay
-from pytest_pulsar_ha.workload.fleet.worker import KEY_ENV
+from pytest_pulsar_ha.workload.fleet.worker_process import KEY_ENV
 
 START_TIMEOUT_S = 150.0
 """How long the workers may take to start and create every producer and consumer (set-up retries for 90 s)."""
@@ -56,48 +57,6 @@ GO_AHEAD_S = 0.2
 
 class FleetError(RuntimeError):
     """A worker could not start, or died."""
-
-
-def _accept(listener: Any, process: subprocess.Popen[bytes]) -> Any:
-    """The connection of the worker just started, or None when it exits or does not connect in time (the
-    listener is closed then: nothing else connects to it)."""
-    accepted: list[Any] = []
-
-    def accept() -> None:
-        with contextlib.suppress(OSError):
-            accepted.append(listener.accept())
-
-    thread = threading.Thread(target=accept, name="fleet accept", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while thread.is_alive() and process.poll() is None and time.monotonic() < deadline:
-        thread.join(0.1)
-    if not accepted:
-        listener.close()
-        thread.join(1)
-    return accepted[0] if accepted else None
-
-
-@dataclass
-class _Handle:
-    index: int
-    process: subprocess.Popen[bytes]
-    conn: Any
-    log_path: Path
-    ready: threading.Event = field(default_factory=threading.Event)
-    sent: threading.Event = field(default_factory=threading.Event)
-    stopped: threading.Event = field(default_factory=threading.Event)
-    failure: str | None = None
-    paces: dict[str, tuple[int, int, float]] = field(default_factory=dict)
-    relayed: list[tuple[str, int]] = field(default_factory=list)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def log_tail(self, lines: int = 12) -> str:
-        try:
-            text = self.log_path.read_text(errors="replace").splitlines()[-lines:]
-        except OSError:
-            return f"no log at {self.log_path}"
-        return f"last lines of {self.log_path}: " + " | ".join(text) if text else f"{self.log_path} is empty"
 
 
 @dataclass(frozen=True)
@@ -142,7 +101,7 @@ class FleetWorkload:
         self.callback_errors: list[str] = []
         self.foreign_receipts = 0
         self.origin_ns = 0
-        self._handles: list[_Handle] = []
+        self._handles: list[WorkerHandle] = []
         self._drain = BulkDrainTracker()
         self._lock = threading.Lock()
         self._relay: ProviderRelay | None = None
@@ -212,21 +171,21 @@ class FleetWorkload:
         self.origin_ns = time.time_ns() + int(GO_AHEAD_S * 1e9)
         self._broadcast(("go", self.origin_ns))
 
-    def _spawn(self, config: WorkerConfig, listener: Any, key: bytes, address: str) -> _Handle:
+    def _spawn(self, config: WorkerConfig, listener: Any, key: bytes, address: str) -> WorkerHandle:
         """One worker in a session of its own (recorded for the reaper), connected back over ``address``."""
         log_path = self.parts_dir.parent / f"fleet-w{config.index:02d}.log"
         env = dict(os.environ, **{KEY_ENV: key.hex()})
         if self.registry is not None:
             env[RUN_ID_ENV] = self.registry.run_id
-        command = [sys.executable, "-m", "pytest_pulsar_ha.workload.fleet.worker", address]
+        command = [sys.executable, "-m", "pytest_pulsar_ha.workload.fleet.worker_process", address]
         with log_path.open("ab") as output:
             process = subprocess.Popen(
                 command, stdin=subprocess.DEVNULL, stdout=output, stderr=output, start_new_session=True, env=env
             )
         if self.registry is not None:
             self.registry.record(f"fleet-w{config.index}", process.pid, " ".join(command))
-        handle = _Handle(config.index, process, None, log_path)
-        handle.conn = _accept(listener, process)
+        handle = WorkerHandle(config.index, process, None, log_path)
+        handle.conn = accept_worker(listener, process, START_TIMEOUT_S)
         if handle.conn is None:
             handle.failure = f"it never connected back (exit code {process.poll()})"
             return handle
@@ -234,7 +193,7 @@ class FleetWorkload:
         threading.Thread(target=self._listen, args=(handle,), name=f"fleet-w{config.index}", daemon=True).start()
         return handle
 
-    def _listen(self, handle: _Handle) -> None:
+    def _listen(self, handle: WorkerHandle) -> None:
         """Everything one worker says, until its pipe closes."""
         while True:
             try:
@@ -366,7 +325,7 @@ class FleetWorkload:
             for event in self.events():
                 self.log.add(event)
 
-    def _end(self, handle: _Handle) -> None:
+    def _end(self, handle: WorkerHandle) -> None:
         """Wait for the worker to exit; else its whole group is terminated, then killed."""
         process = handle.process
         for sig in (None, signal.SIGTERM, signal.SIGKILL):

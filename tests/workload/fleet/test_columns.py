@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from pytest_pulsar_ha.history import ACK, RECEIVE, SEND, SEND_ERROR, Event
 from pytest_pulsar_ha.history.files import arrow_schema
-from pytest_pulsar_ha.workload.fleet.columns import Names, Rows, to_table
-from pytest_pulsar_ha.workload.fleet.worker import parse_head, progress_of
+from pytest_pulsar_ha.workload.fleet.columns import Names, Rows, progress_of, to_table
+from pytest_pulsar_ha.workload.fleet.worker import parse_head
 
 TOPIC = "persistent://pulsar-ha/ns/orders"
 NAMES = Names(
