@@ -3,12 +3,14 @@ on this machine, in the same run: 1 KB messages on one topic, producers with a c
 
 * ``pulsar-perf produce`` (with ``pulsar-perf consume`` on the topic) at an unreachable rate, batching off and on
   (on: the same batching settings as the workload's, the Python client's defaults: 10 ms, 1,000 messages,
-  128 KB): its aggregated msg/s and publish latency (p50, p99);
+  128 KB): its aggregated msg/s and publish latency (p50, p99); batching on again after the workload's runs (one
+  broker's throughput varies from run to run: the ratio is taken against the better pulsar-perf run);
 * the workload as scenarios run it at rate, the fleet (:class:`~pytest_pulsar_ha.workload.fleet.fleet.FleetWorkload`:
   each producer and the consumer in a worker process of its own, every send, ack and receipt written to the
-  history's Parquet parts as it runs), batching off and on, at offered rates in turn: msg/s acknowledged, publish
-  latency (ack time - send time, from the history), and whether it kept the rate (at least 95% of the offered
-  sends acknowledged within the run, no producer falling behind its open loop, every acknowledged send received).
+  history's Parquet parts as it runs), batching off and on, at offered rates in turn: msg/s acknowledged (acks over
+  the time from the first send to the last ack), publish latency (ack time - send time, from the history), and
+  whether it kept the rate (at least 95% of the offered sends acknowledged within 1 s, no producer falling behind
+  its open loop, every acknowledged send received).
 
 A fresh broker runs a ``pulsar-perf`` warm-up first (not counted: its JIT is cold). It prints a table and the
 ratio of the workload's best kept rate to pulsar-perf's msg/s. Needs the binary
@@ -122,9 +124,13 @@ def history_figures(files: list[Path]) -> dict[str, Any]:
     kinds = {kind: table.filter(pc.equal(table["type"], kind)) for kind in (SEND, ACK, "receive", "send_error")}
     keys = ["producer", "seq"]
     sends = kinds[SEND].select([*keys, "ts_ns"]).rename_columns([*keys, "sent_ns"])
-    joined = kinds[ACK].select([*keys, "ts_ns"]).join(sends, keys)
+    joined = kinds[ACK].select([*keys, "ts_ns"]).join(sends, keys, join_type="inner")
     latency_ms = (joined["ts_ns"].to_numpy() - joined["sent_ns"].to_numpy()) / 1e6
+    span_s = (joined["ts_ns"].to_numpy().max() - joined["sent_ns"].to_numpy().min()) / 1e9 if len(joined) else 0.0
     return {
+        "acks_without_send": kinds[ACK].num_rows - joined.num_rows,
+        "span_s": float(span_s),
+        "acked_within_1s": int((latency_ms <= 1000).sum()),
         "sends": kinds[SEND].num_rows,
         "acks": kinds[ACK].num_rows,
         "receipts": kinds["receive"].num_rows,
@@ -147,26 +153,36 @@ def ours(url: str, rate: int, producers: int, seconds: int, batching: bool, work
     )
     fleet.start()
     try:
-        started = time.monotonic()
         time.sleep(seconds)
         fleet.stop_sending()
-        sent_for = time.monotonic() - started
         drained = fleet.drain(60)
         shortfalls = fleet.rate_shortfalls()
     finally:
         fleet.stop()
     figures = history_figures(fleet.part_files())
-    kept = figures["acks"] >= 0.95 * rate * seconds and not shortfalls and drained
+    kept = (
+        figures["acked_within_1s"] >= 0.95 * rate * seconds
+        and not shortfalls
+        and drained
+        and not figures["acks_without_send"]
+    )
     return {
         "offered": rate,
-        "msg_s": figures["acks"] / sent_for,
+        "msg_s": figures["acks"] / figures["span_s"] if figures["span_s"] else 0.0,
         "kept": float(kept),
         "p50_ms": figures["p50_ms"],
         "p99_ms": figures["p99_ms"],
         "events": float(figures["rows"]),
         "errors": float(figures["errors"]),
         "history_mb": figures["bytes"] / 1e6,
-        "why": "; ".join([*shortfalls, *([] if drained else ["not every acknowledged send was received"])])[:200],
+        "why": "; ".join(
+            [
+                *shortfalls[:1],
+                *([] if drained else ["not every acknowledged send was received"]),
+                *([f"{figures['acks_without_send']} acks without their send"] if figures["acks_without_send"] else []),
+                f"{figures['acked_within_1s'] / (rate * seconds):.0%} of the offered sends acknowledged within 1 s",
+            ]
+        )[:160],
     }
 
 
@@ -199,6 +215,11 @@ def main() -> int:
                 figures = ours(url, rate, args.producers, args.seconds, batching, Path(work))
                 rows.append((f"workload {'batched' if batching else 'unbatched'}, {rate:,}/s offered", figures))
                 print(rows[-1], flush=True)
+        # pulsar-perf again after the workload's runs: one broker's throughput varies from run to run, and the
+        # ratio is taken against the better of the two (the goal is not met by a slow pulsar-perf run)
+        figures = pulsar_perf(dist.home, dist.java, url, args.seconds, True)
+        rows.append(("pulsar-perf, batching on, again", figures))
+        print(rows[-1], flush=True)
     cores = os.cpu_count()
     print(f"\nPulsar {args.pulsar_version}, one standalone, {SIZE} B messages, {args.seconds} s each, {cores} cores")
     print(f"{'':<38} {'msg/s':>10} {'p50 ms':>8} {'p99 ms':>8}  {'history':>10}  kept the rate")
@@ -207,12 +228,14 @@ def main() -> int:
         history = f"{f['history_mb']:>7.1f} MB" if "history_mb" in f else ""
         print(f"{label:<38} {f['msg_s']:>10,.0f} {f['p50_ms']:>8.1f} {f['p99_ms']:>8.1f}  {history:>10}  {kept}")
     print(f"workload: {args.producers} producers and 1 consumer, each in a worker process; history: Parquet parts")
-    best = max((f["msg_s"] for label, f in rows if "offered" in f and f["kept"]), default=0.0)
-    for label, f in rows:
-        if label.startswith("pulsar-perf"):
-            print(
-                f"the workload's best kept rate / {label}: {best / f['msg_s']:.1%} (goal: at least 50% with batching)"
-            )
+    for batching in ("off", "on"):
+        label = "batched" if batching == "on" else "unbatched"
+        best = max((f["msg_s"] for name, f in rows if name.startswith(f"workload {label},") and f["kept"]), default=0.0)
+        perf = max(f["msg_s"] for name, f in rows if name.startswith(f"pulsar-perf, batching {batching}"))
+        print(
+            f"batching {batching}: the workload's best kept rate {best:,.0f} msg/s / pulsar-perf's best {perf:,.0f} "
+            f"msg/s = {best / perf:.1%} (goal: at least 50% with batching)"
+        )
     return 0
 
 

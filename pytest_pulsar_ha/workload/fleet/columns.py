@@ -56,14 +56,22 @@ class Rows:
 
 
 class MessageColumns:
-    """The rows of one worker; :meth:`take` hands over what was gathered and starts new lists (each swap is one
-    atomic assignment, so an append from a callback lands in either the old lists or the new ones)."""
+    """The rows of one worker, appended to by its threads; :meth:`take` hands over what was gathered so far.
+
+    The lists are never replaced, so a row can never land in a list already handed over, wherever the interpreter
+    switches threads (a thread looks a list up, then appends to it): :meth:`take` copies the first ``n`` rows of
+    each list and deletes them; what is appended meanwhile lands after them and stays for the next flush."""
 
     def __init__(self) -> None:
         self.rows = Rows()
 
     def take(self) -> Rows:
-        taken, self.rows = self.rows, Rows()
+        taken = Rows()
+        for name in ("sends", "acks", "errors", "receipts"):
+            rows: list[Any] = getattr(self.rows, name)
+            count = len(rows)
+            setattr(taken, name, rows[:count])
+            del rows[:count]
         return taken
 
 
