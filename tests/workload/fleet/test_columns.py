@@ -145,7 +145,7 @@ def test_a_flush_loses_no_row_appended_by_another_thread_meanwhile() -> None:
 
     def append(offset: int) -> None:
         for seq in range(per_thread):
-            columns.rows.sends.append((time.time_ns(), offset, seq, -1, int(0)))
+            columns.rows.sends.append((time.time_ns(), offset, seq, -1, time.time_ns()))
 
     workers = [threading.Thread(target=append, args=(n,)) for n in range(threads)]
     for worker in workers:
