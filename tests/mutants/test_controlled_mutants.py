@@ -89,7 +89,9 @@ def test_controlled_mutants_apply_only_to_the_controlled_provider_and_auto_ones_
 
 def test_on_a_fleet_only_the_provider_mutants_apply_the_client_ones_wrap_the_runners_client() -> None:
     fleet = next(
-        c for c in load_scenarios("scenarios/primary-outage.pulsar-ha.yaml") if c.id == "primary-outage[production-rate]"
+        c
+        for c in load_scenarios("scenarios/primary-outage.pulsar-ha.yaml")
+        if c.id == "primary-outage[production-rate]"
     )
     assert cannot_apply(fleet.scenario, "late") is None
     assert cannot_apply(fleet.scenario, "drop_one") == (
