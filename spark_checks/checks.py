@@ -1,10 +1,12 @@
 """The checks: each returns a :class:`~spark_checks.verdict.Verdict` from the figures of one pass over the history.
 
-The work is done once per history (:mod:`spark_checks.messages`): the message events are shuffled once, by
-producer, the first ack, first receipts, duplicates and the running maxima of the ordering check are window
-functions in that one partitioning, and one aggregation gives every count. The checks here only read those
-figures, and take their few example rows from the (persisted) message frame when there is something to show.
-Everything is DataFrame built-ins: no Python UDF, nothing collected to the driver but figures and example rows.
+The work is done once per history, by its engine (:mod:`spark_checks.evidence`): for a local Parquet history
+the buckets (the history laid out in buckets of whole producers, one Spark task per bucket doing the vectorised
+single-process work, no shuffle: :mod:`spark_checks.bucket_evidence`), otherwise the message frame (the message
+events shuffled once, by producer, the first ack, first receipts, duplicates and the running maxima of the
+ordering check as window functions, one aggregation for every count: :mod:`spark_checks.messages`). The checks
+here only read those figures, and ask the engine for their few example rows when there is something to show.
+Nothing is collected to the driver but figures and example rows.
 """
 
 from __future__ import annotations
@@ -12,14 +14,14 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .availability import check_availability
+from .figures import LAG_PERCENTILES
 from .history_format import ACK, RECEIVE, SEND
 from .load import History, as_history, load_history
-from .messages import LAG_PERCENTILES
-from .reading import ORDER_COLUMNS, HistoryInputError
-from .rows import DEFAULT_EXAMPLES, _dicts, _f, _int, _label
+from .reading import HistoryInputError
+from .rows import DEFAULT_EXAMPLES, _int, _label
 from .verdict import Figure, Report, Verdict
 
 if TYPE_CHECKING:
@@ -97,31 +99,7 @@ def check_lost(
     if not h.stats.get(ACK):
         ok = False
         reason = "no send was acknowledged: no evidence that acknowledged messages are received"
-    rows_out: list[dict[str, Any]] = []
-    if failing and examples > 0:
-        # one row per acknowledged message of a failing topic and failing subscription it was not received on
-        F = _f()
-        wanted = F.array(*[F.struct(F.lit(topic).alias("topic"), F.lit(name).alias("name")) for topic, name in failing])
-        missing = F.filter(
-            wanted,
-            lambda pair: pair["topic"].eqNullSafe(F.col("ack_topic")) & ~F.array_contains("received_on", pair["name"]),
-        )
-        rows_out = _dicts(
-            h.messages.where("is_message AND ack_ts_ns IS NOT NULL")
-            .select("*", F.explode(missing).alias("pair"))
-            .selectExpr(
-                "pair.name AS subscription",
-                "producer",
-                "seq",
-                "ack_key AS key",
-                "ack_cluster",
-                "ack_ts_ns",
-                "ack_topic AS topic",
-            )
-            .orderBy("ack_ts_ns", "producer", "seq", "subscription")
-            .limit(examples)
-            .collect()
-        )
+    rows_out = h.evidence.lost_rows(failing, examples) if failing and examples > 0 else []
     return Verdict("lost", ok, counts, rows_out, summary, reason)
 
 
@@ -149,25 +127,7 @@ def check_duplicates(
     }
     for name in sorted(per_subscription):
         counts[f"duplicates[{name}]"] = duplicates_by.get(name, 0)
-    rows_out: list[dict[str, Any]] = []
-    if duplicates and examples > 0:
-        rows_out = _dicts(
-            h.messages.where("is_first AND deliveries > 1")
-            .orderBy(*ORDER_COLUMNS)
-            .selectExpr(
-                "subscription",
-                "producer",
-                "seq",
-                "key",
-                "deliveries",
-                "cluster AS first_cluster",
-                "ts_ns AS first_ts_ns",
-                "last_cluster",
-                "last_ts_ns",
-            )
-            .limit(examples)
-            .collect()
-        )
+    rows_out = h.evidence.duplicate_rows(examples) if duplicates and examples > 0 else []
     summary = f"same (producer, seq) received more than once on a subscription; allowed: {max_duplicates}"
     if not h.stats.get(RECEIVE):
         reason = "no receive event: no evidence about how often messages are delivered"
@@ -202,8 +162,8 @@ def check_ordering(
     the same cluster, after a reconnect) may rewind a stream; a message the cluster never delivered may not come
     after a later one.
 
-    The running maxima are window functions over each producer's first receipts in receive order, computed once
-    per history with the other figures (:mod:`spark_checks.messages`). ``bucket_s`` is accepted for compatibility
+    The running maxima over each producer's first receipts in receive order are computed once per history with
+    the other figures (:mod:`spark_checks.evidence`). ``bucket_s`` is accepted for compatibility
     (it sized the work units of an earlier implementation); it must be positive and changes nothing.
     """
     unknown = [scope for scope in scopes if scope not in ORDER_SCOPES]
@@ -221,34 +181,7 @@ def check_ordering(
         counts[f"reorders[{scope}]"] = reorders_by[scope]
     for scope in scopes:
         counts[f"allowed_cross_cluster_interleavings[{scope}]"] = allowed_by[scope]
-    rows_out: list[dict[str, Any]] = []
-    if (reorders or allowed_count) and examples > 0:
-        flagged = [
-            h.messages.where(f"{scope}_kind IS NOT NULL").selectExpr(
-                f"'{scope}' AS scope",
-                "subscription",
-                "producer",
-                "key",
-                "seq",
-                "ack_cluster",
-                "cluster AS received_from",
-                "ts_ns",
-                "_file",
-                "_row",
-                f"{scope}_max_seq_before AS max_seq_before",
-                f"{scope}_max_seq_before_any AS max_seq_before_any",
-                f"{scope}_max_seq_before_in_stream AS max_seq_before_from_same_cluster",
-                f"{scope}_kind AS kind",
-            )
-            for scope in scopes
-        ]
-        union = flagged[0] if len(flagged) == 1 else flagged[0].unionByName(flagged[1])
-        rows_out = _dicts(
-            union.orderBy(_f().col("kind").desc(), *ORDER_COLUMNS, "scope")
-            .drop("_file", "_row")
-            .limit(examples)
-            .collect()
-        )
+    rows_out = h.evidence.ordering_rows(scopes, examples) if (reorders or allowed_count) and examples > 0 else []
     summary = (
         "first receipts (and each cluster's first deliveries) out of seq order among messages acked by the same "
         f"cluster; scopes: {', '.join(scopes)}"
@@ -319,15 +252,7 @@ def check_accounting(history: History | DataFrame, *, examples: int = DEFAULT_EX
         suffix = "" if route is None else f"[{route}]"
         for name in ("replication_lag_samples", *lag_names, "replication_lag_max_ns"):
             counts[name + suffix] = lag_figures.get((name, route), 0)
-    rows_out: list[dict[str, Any]] = []
-    if totals["received_unknown"] and examples > 0:
-        rows_out = _dicts(
-            h.messages.where("is_first AND sends = 0 AND ack_ts_ns IS NULL")
-            .orderBy(*ORDER_COLUMNS)
-            .select("subscription", "producer", "seq", "key", "cluster", "ts_ns")
-            .limit(examples)
-            .collect()
-        )
+    rows_out = h.evidence.unknown_rows(examples) if totals["received_unknown"] and examples > 0 else []
     summary = "per-cluster sent/acknowledged/received/replicated and replication lag; fails on unknown messages"
     unknown_count = totals["received_unknown"]
     reason = f"{unknown_count} message(s) received but never sent nor acknowledged (received_unknown)"
@@ -348,16 +273,23 @@ def check_history(
     order_scopes: Sequence[str] = ORDER_SCOPES,
     per_producer_gaps: bool = False,
     cache: bool = True,
+    engine: str = "auto",
+    layout_dir: str | os.PathLike[str] | None = None,
 ) -> Report:
     """Run every check on one history and return the report (``report.ok``, ``report.describe()``).
 
-    ``path_or_dataframe``: a ``.jsonl`` or ``.parquet`` file, a directory of them, a DataFrame with the history
-    columns, or a loaded :class:`History`. A bad input raises :class:`~spark_checks.load.HistoryInputError`.
-    With ``cache`` the events and shared frames are persisted while the checks run, then released.
+    ``path_or_dataframe``: a ``.jsonl`` or ``.parquet`` file, a directory of them, a laid-out directory, a
+    DataFrame with the history columns, or a loaded :class:`History`. A bad input raises
+    :class:`~spark_checks.reading.HistoryInputError`. ``engine``: ``auto`` (the buckets for a local Parquet
+    history, laid out in ``layout_dir`` or a temporary directory; the message frame otherwise), ``frame`` or
+    ``buckets`` (:mod:`spark_checks.evidence`). With ``cache`` the events and shared frames are persisted while the
+    checks run, then released.
     """
     began = time.monotonic()
     owned = not isinstance(path_or_dataframe, History)
-    h = load_history(spark, path_or_dataframe, cache=cache)
+    h = load_history(
+        spark, path_or_dataframe, cache=cache, engine=engine, layout_dir=layout_dir, examples=max(examples, 1)
+    )
     try:
         missing = h.missing(NEEDS)
         if missing is not None:

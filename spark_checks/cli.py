@@ -86,6 +86,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--conf", type=_conf, action="append", default=[], metavar="KEY=VALUE", help="extra Spark setting"
     )
+    parser.add_argument(
+        "--engine",
+        choices=("auto", "frame", "buckets"),
+        default="auto",
+        help="how the figures are computed: buckets (a Parquet history laid out by producer, one task per bucket, "
+        "no shuffle), frame (one shuffle by producer, windows); auto: buckets for a local Parquet history",
+    )
+    parser.add_argument(
+        "--layout-dir", default=None, metavar="DIR", help="where the buckets engine lays the history out (kept)"
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     return parser
 
@@ -125,6 +135,8 @@ def main(
             examples=args.examples,
             order_scopes=tuple(dict.fromkeys(args.order_scopes or ORDER_SCOPES)),
             per_producer_gaps=args.per_producer_gaps,
+            engine=args.engine,
+            layout_dir=args.layout_dir,
         )
     except HistoryInputError as exc:
         print(f"error: {exc}", file=err)

@@ -1,172 +1,95 @@
-"""Reading a history into Spark, checking it is one, and the derived frames every check shares.
+"""Reading a history into Spark, checking it is one, and choosing the engine that computes its figures.
 
 A :class:`History` wraps the event DataFrame (with the order columns ``_file`` and ``_row`` added at read time,
-so that events with the same ``ts_ns`` keep their file order) and builds, on first use, the frames several
-checks need: the first acknowledgement of each message and the receipts of each message on each subscription.
-With ``cache=True`` these frames are persisted (memory, then disk) until :meth:`History.close`.
+so that events with the same ``ts_ns`` keep their file order) and the engine of its figures and example rows
+(:mod:`spark_checks.evidence`): ``buckets`` for a local Parquet history (laid out in buckets of whole producers,
+one Spark task per bucket, no shuffle: :mod:`spark_checks.bucket_loading`), ``frame`` for the rest (the message
+frame: one shuffle by producer, windows), or the one asked for. With ``cache=True`` the frame engine's frames are
+persisted (memory, then disk) until :meth:`History.close`.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from . import messages as message_frame
-from .history_format import (
-    ACK,
-    EVENT_TYPES,
-    RECEIVE,
-    SEND,
-    SEND_ERROR,
-)
-from .messages import Figures
+from .bucket_loading import can_lay_out, load_buckets
+from .evidence import ENGINES
+from .history import History
+from .history_format import ACK, RECEIVE, SEND, SEND_ERROR
+from .reading import CORRUPT, HistoryInputError, check_source, read_events
+from .rows import DEFAULT_EXAMPLES
+from .validation import _notes, _validate
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-from .reading import CORRUPT, HistoryInputError, read_events
-from .validation import _message_problems, _notes, _validate
+__all__ = ["History", "as_history", "load_history"]
 
 
-class History:
-    """The events of one history in Spark, validated, with the message frame and the figures every check reads.
-
-    The message frame (:mod:`spark_checks.messages`: one shuffle by producer, windows, only the needed columns) and
-    its figures (one aggregation) are built on first use; with ``cache`` the frame is persisted until :meth:`close`
-    (the checks read their example rows from it).
-    """
-
-    def __init__(
-        self,
-        events: DataFrame,
-        *,
-        label: str,
-        stats: Mapping[str, int | None],
-        cache: bool,
-        notes: Sequence[str] = (),
-        ack_clusters: Sequence[str] = (),
-    ) -> None:
-        self.events = events
-        self.label = label
-        self.stats = dict(stats)
-        self.cache = cache
-        self.notes = tuple(notes)
-        """What the reading skipped or assumed (e.g. a truncated last line), for the report."""
-        self.ack_clusters = tuple(ack_clusters)
-        """The clusters that acknowledged sends (the classes of the ordering check)."""
-        self._cached: list[DataFrame] = []
-        self._messages: DataFrame | None = None
-        self._figures: Figures | None = None
-        self._by_type: dict[tuple[str, ...], DataFrame] = {}
-
-    @property
-    def spark(self) -> SparkSession:
-        return self.events.sparkSession
-
-    def missing(self, needs: Mapping[str, Sequence[str]]) -> str | None:
-        """What is missing for checks that need events of some types: ``needs`` is check -> event types.
-
-        Returns None when every check has its events, else one sentence naming the missing types, the checks
-        that need them, and what the history holds instead.
-        """
-        wanted: dict[str, list[str]] = {}
-        for check, types in needs.items():
-            for kind in types:
-                if not self.stats.get(kind):
-                    wanted.setdefault(kind, []).append(check)
-        if not wanted:
-            return None
-        held = ", ".join(f"{self.stats[kind]} {kind}" for kind in EVENT_TYPES if self.stats.get(kind)) or "nothing"
-        parts = [
-            f"no {kind} event: the check{'s' if len(checks) > 1 else ''} {', '.join(sorted(checks))} "
-            f"need{'' if len(checks) > 1 else 's'} {kind} events"
-            for kind, checks in wanted.items()
-        ]
-        return f"{self.label}: " + "; ".join(parts) + f" (the history holds: {held} events)"
-
-    def require(self, check: str, *types: str) -> None:
-        """Raise :class:`HistoryInputError` when the history has no event of one of ``types`` (``check`` needs it)."""
-        problem = self.missing({check: types})
-        if problem is not None:
-            raise HistoryInputError(problem)
-
-    def of_type(self, *types: str) -> DataFrame:
-        """The events of these types (the same DataFrame object for the same types)."""
-        frame = self._by_type.get(types)
-        if frame is None:
-            unknown = [kind for kind in types if kind not in EVENT_TYPES]
-            if unknown:
-                raise ValueError(f"unknown event type(s) {unknown}; valid: {', '.join(EVENT_TYPES)}")
-            frame = self.events.where("type IN (" + ", ".join(f"'{kind}'" for kind in types) + ")")
-            self._by_type[types] = frame
-        return frame
-
-    @property
-    def messages(self) -> DataFrame:
-        """One row per message and per receive event, with first ack, first receipt, deliveries and the ordering
-        columns (see :func:`spark_checks.messages.build`); persisted with ``cache``."""
-        if self._messages is None:
-            frame = message_frame.build(self.events, self.ack_clusters)
-            if self.cache:
-                frame = frame.persist()
-                self._cached.append(frame)
-            self._messages = frame
-        return self._messages
-
-    @property
-    def figures(self) -> Figures:
-        """Every count of the checks (one aggregation over :attr:`messages`); raises :class:`HistoryInputError`
-        when the history breaks a message rule (a seq sent twice, an ack or send_error without its send)."""
-        if self._figures is None:
-            figures = message_frame.collect_figures(self.messages)
-            problems = _message_problems(self.messages, figures)
-            if problems:
-                raise HistoryInputError(f"{self.label}: not a valid history: " + "; ".join(problems))
-            self._figures = figures
-        return self._figures
-
-    def close(self) -> None:
-        """Release what this history persisted."""
-        for frame in self._cached:
-            frame.unpersist()
-        self._cached = []
-        self._messages = None
-
-    def __enter__(self) -> History:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-    def __repr__(self) -> str:
-        return f"History({self.label!r}, {self.stats.get('events', '?')} events)"
+def choose_engine(source: str | os.PathLike[str] | DataFrame, engine: str = "auto") -> str:
+    """The engine for a source: ``buckets`` where it can take it (a local Parquet history, or one laid out),
+    else ``frame``; ``engine`` other than ``auto`` is checked against the source."""
+    if engine not in ("auto", *ENGINES):
+        raise ValueError(f"engine must be auto, {' or '.join(ENGINES)}, not {engine!r}")
+    if not isinstance(source, (str, os.PathLike)):
+        if engine == "buckets":
+            raise ValueError("the buckets engine reads a Parquet history from a path, not a DataFrame")
+        return "frame"
+    if engine == "frame":
+        return engine
+    possible = check_source(source) == "parquet" and can_lay_out(source)
+    if engine == "buckets" and not possible:
+        raise HistoryInputError(f"{os.fspath(source)}: the buckets engine reads a local Parquet file or directory")
+    return "buckets" if possible else "frame"
 
 
 def load_history(
-    spark: SparkSession, source: str | os.PathLike[str] | DataFrame | History, *, cache: bool = True
+    spark: SparkSession,
+    source: str | os.PathLike[str] | DataFrame | History,
+    *,
+    cache: bool = True,
+    engine: str = "auto",
+    layout_dir: str | os.PathLike[str] | None = None,
+    examples: int = DEFAULT_EXAMPLES,
+    read: str = "arrow",
 ) -> History:
-    """Read and validate a history (``.jsonl``, ``.parquet``, a directory of either, or a DataFrame).
+    """Read and validate a history (``.jsonl``, ``.parquet``, a directory of either, a laid-out directory, or a
+    DataFrame).
 
     Raises :class:`HistoryInputError` when the input is not a history: the message names the missing column,
-    the wrong type or the rule broken. A :class:`History` is returned as it is. Two passes: the row rules and
-    figures per type (no shuffle), then the message frame and its figures (one shuffle), which the checks read.
-    JSON Lines events are persisted with ``cache`` (parsing them again would cost more than keeping them);
-    Parquet is read again where needed (its columns are the cache).
+    the wrong type or the rule broken. A :class:`History` is returned as it is. ``engine``: ``auto`` (buckets for
+    a local Parquet history, else frame), ``frame`` or ``buckets`` (:mod:`spark_checks.evidence`). Frame: two
+    passes, the row rules and figures per type (no shuffle), then the message frame and its figures (one shuffle);
+    JSON Lines events are persisted with ``cache`` (parsing them again would cost more than keeping them), Parquet
+    is read again where needed. Buckets: the layout (one pass in this process, into ``layout_dir`` or a temporary
+    directory) counts the row figures, then one Spark task per bucket gives the figures and ``examples`` example
+    rows of each kind per bucket (``read``: how a task reads its bucket, see :mod:`spark_checks.bucket_job`).
     """
     if isinstance(source, History):
         return source
-    read = read_events(spark, source)
-    keep_events = cache and read.has_corrupt
-    frame = read.frame.persist() if keep_events else read.frame
+    if isinstance(source, (str, os.PathLike)) and choose_engine(source, engine) == "buckets":
+        return load_buckets(spark, source, cache=cache, examples=examples, layout_dir=layout_dir, read=read)
+    if engine == "buckets":
+        choose_engine(source, engine)  # raises: the buckets engine cannot take this source
+    return _load_frame(spark, source, cache=cache)
+
+
+def _load_frame(spark: SparkSession, source: str | os.PathLike[str] | DataFrame, *, cache: bool) -> History:
+    """A history checked by the frame engine (the row rules by one Spark pass, the figures from the frame)."""
+    found = read_events(spark, source)
+    keep_events = cache and found.has_corrupt
+    frame = found.frame.persist() if keep_events else found.frame
     history: History | None = None
     try:
-        stats, clusters = _validate(read, frame)
+        stats, clusters = _validate(found, frame)
         events = frame
-        if read.has_corrupt:
-            events = frame.where(f"{CORRUPT} IS NULL") if read.tails else frame
+        if found.has_corrupt:
+            events = frame.where(f"{CORRUPT} IS NULL") if found.tails else frame
             events = events.drop(CORRUPT)
-        history = History(events, label=read.label, stats=stats, cache=cache, notes=_notes(read), ack_clusters=clusters)
+        history = History(
+            events, label=found.label, stats=stats, cache=cache, notes=_notes(found), ack_clusters=clusters
+        )
         if keep_events:
             history._cached.append(frame)  # the frame without the corrupt column is read from the cached one
         if stats.get(SEND) or stats.get(ACK) or stats.get(RECEIVE) or stats.get(SEND_ERROR):

@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from .figures import FIGURE_DIMENSIONS, LAG_ACCURACY, LAG_PERCENTILES, Figures
 from .history_format import ACK, RECEIVE, SEND, SEND_ERROR
 
 if TYPE_CHECKING:
@@ -159,9 +160,6 @@ def build(events: DataFrame, classes: Sequence[str], max_inline_classes: int = M
     return ordered_rows(kept, classes, max_inline_classes)
 
 
-FIGURE_DIMENSIONS = ("subscription", "topic", "cluster", "ack_topic", "ack_cluster")
-
-
 def figures_frame(messages: DataFrame) -> DataFrame:
     """Every count the checks need, in one aggregation over the message frame, by (subscription, topic, cluster,
     ack_topic, ack_cluster): few groups (subscriptions x topics x clusters), each row's role picks its figures."""
@@ -195,10 +193,6 @@ def figures_frame(messages: DataFrame) -> DataFrame:
     )
 
 
-LAG_PERCENTILES = (0.5, 0.9, 0.99)
-LAG_ACCURACY = 10_000
-
-
 def lag_frame(messages: DataFrame) -> DataFrame:
     """Replication lag (first receipt on a non-acking cluster, per subscription and message, minus the ack time):
     percentiles (``percentile_approx``), max and count per route (ack_cluster, cluster) and overall (nulls)."""
@@ -216,27 +210,6 @@ def lag_frame(messages: DataFrame) -> DataFrame:
         )
         .where("(ack_cluster IS NULL) = (cluster IS NULL) AND n > 0")  # overall and per route, no subtotals
     )
-
-
-class Figures:
-    """The collected figures: the rows of :func:`figures_frame` and :func:`lag_frame`, summed on demand."""
-
-    def __init__(self, rows: Sequence[dict[str, Any]], lag: Sequence[dict[str, Any]]) -> None:
-        self.rows = list(rows)
-        self.lag = list(lag)
-
-    def total(self, measure: str) -> int:
-        return sum(int(row[measure] or 0) for row in self.rows)
-
-    def by(self, measure: str, *dimensions: str) -> dict[Any, int]:
-        """``measure`` summed per value of ``dimensions`` (a tuple key for several), only groups where it is > 0."""
-        out: dict[Any, int] = {}
-        for row in self.rows:
-            value = int(row[measure] or 0)
-            if value:
-                key = row[dimensions[0]] if len(dimensions) == 1 else tuple(row[name] for name in dimensions)
-                out[key] = out.get(key, 0) + value
-        return out
 
 
 def collect_figures(messages: DataFrame) -> Figures:

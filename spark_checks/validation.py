@@ -3,9 +3,11 @@ range stamps, corrupt JSON lines with file:line), and the message-level problems
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from .evidence import MESSAGE_EXAMPLES, Evidence
+from .figures import Figures
 from .history_format import (
     ACK,
     EVENT_TYPES,
@@ -18,7 +20,6 @@ from .history_format import (
     SEND_ERROR,
 )
 from .lines import bad_lines
-from .messages import Figures
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -57,13 +58,21 @@ def _row_figures(source: Source) -> list[Column]:
     return [*columns, truncated.alias("truncated")]
 
 
-def _row_problems(frame: DataFrame, source: Source, stats: dict[str, int | None]) -> list[str]:
-    """The row rules a history breaks, each with its count (and an example where the row itself does not say)."""
-    from pyspark.sql import functions as F
+def _row_problems(
+    frame: DataFrame | None,
+    source: Source | None,
+    stats: Mapping[str, int | None],
+    unknown_types: Sequence[str] | None = None,
+) -> list[str]:
+    """The row rules a history breaks, each with its count (and an example where the row itself does not say).
 
+    ``frame`` and ``source`` give the examples of JSON Lines histories; without them (figures counted by the
+    layout, :mod:`spark_checks.row_figures`) ``unknown_types`` names the unknown types found."""
     problems = []
     malformed = (stats["corrupt"] or 0) - (stats["truncated"] or 0)
-    if malformed:
+    if malformed and frame is not None and source is not None:
+        from pyspark.sql import functions as F
+
         example = ""
         if not source.files:
             texts = [tail.text for tail in source.tails]
@@ -74,7 +83,12 @@ def _row_problems(frame: DataFrame, source: Source, stats: dict[str, int | None]
         if stats[f"null_{name}"]:
             problems.append(f"column {name} is missing or null in {stats[f'null_{name}']} event(s)")
     if stats["unknown_type"]:
-        found = [r[0] for r in frame.where(~F.col("type").isin(*EVENT_TYPES)).select("type").distinct().take(5)]
+        if frame is not None:
+            from pyspark.sql import functions as F
+
+            found = [r[0] for r in frame.where(~F.col("type").isin(*EVENT_TYPES)).select("type").distinct().take(5)]
+        else:
+            found = list(unknown_types or ())
         problems.append(f"{stats['unknown_type']} event(s) of unknown type {found} (valid: {', '.join(EVENT_TYPES)})")
     if stats["message_without_id"]:
         problems.append(
@@ -90,24 +104,28 @@ def _row_problems(frame: DataFrame, source: Source, stats: dict[str, int | None]
     return problems
 
 
-def _message_problems(messages: DataFrame, figures: Figures) -> list[str]:
+def _message_problems(evidence: Evidence, figures: Figures) -> list[str]:
     """The rules about messages: a seq is sent once; an ack or send_error follows a send of the same message."""
     problems = []
     resent, orphans = figures.total("resent"), figures.total("orphans")
     if resent:
-        examples = _examples(messages.where("is_message AND sends > 1"))
+        examples = _examples(evidence.message_rows("resent", MESSAGE_EXAMPLES))
         problems.append(f"{resent} (producer, seq) sent more than once (a seq is never reused), e.g. {examples}")
     if orphans:
-        examples = _examples(messages.where("is_message AND sends = 0 AND outcomes > 0"))
+        examples = _examples(evidence.message_rows("orphans", MESSAGE_EXAMPLES))
         problems.append(
             f"{orphans} ack/send_error event(s) without a send event for the same (producer, seq), e.g. {examples}"
         )
     return problems
 
 
-def _examples(frame: DataFrame, count: int = 3) -> str:
-    rows = frame.orderBy("producer", "seq").select("producer", "seq").take(count)
+def _examples(rows: Sequence[Mapping[str, object]]) -> str:
     return ", ".join(f"{row['producer']}/{row['seq']}" for row in rows)
+
+
+def no_events(label: str) -> HistoryInputError:
+    """The error of a history without any event."""
+    return HistoryInputError(f"{label}: holds no events (an empty history: did the run stop before its first event?)")
 
 
 def _combine(rows: Sequence[dict[str, int | None]]) -> dict[str, int | None]:
@@ -159,9 +177,7 @@ def _validate(source: Source, frame: DataFrame) -> tuple[dict[str, int | None], 
         if located:
             problems.append("first bad lines: " + "; ".join(located))
     if not problems and not stats["events"]:
-        raise HistoryInputError(
-            f"{source.label}: holds no events (an empty history: did the run stop before its first event?)"
-        )
+        raise no_events(source.label)
     if problems:
         raise HistoryInputError(f"{source.label}: not a valid history: " + "; ".join(problems))
     return {name: value for name, value in stats.items() if not name.startswith("null_")}, clusters
