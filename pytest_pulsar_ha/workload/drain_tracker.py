@@ -9,6 +9,7 @@ resolved send that is not outstanding (a duplicate, or a failed send the broker 
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,6 +73,18 @@ class DrainTracker:
     def held(self) -> int:
         """How many numbers the tracker holds (what bounds its memory)."""
         return sum(len(s.resolved_above) + len(s.outstanding) + len(s.early) + 1 for s in self._producers.values())
+
+
+def wait_drained(lock: Any, tracker: DrainTracker | BulkDrainTracker, timeout_s: float) -> bool:
+    """Wait (checking every 0.2 s under ``lock``) until ``tracker`` has every acknowledged send received, or
+    ``timeout_s`` has passed; whether it has."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        with lock:
+            if tracker.all_received():
+                return True
+        time.sleep(0.2)
+    return False
 
 
 class BulkDrainTracker:

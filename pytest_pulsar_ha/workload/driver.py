@@ -23,7 +23,7 @@ from pytest_pulsar_ha.runtime.nodes.ledger_ids import seeded_owner
 from pytest_pulsar_ha.workload.attribution import attribute_log
 from pytest_pulsar_ha.workload.client_setup import create_with_retries
 from pytest_pulsar_ha.workload.closing import close_within
-from pytest_pulsar_ha.workload.drain_tracker import DrainTracker
+from pytest_pulsar_ha.workload.drain_tracker import DrainTracker, wait_drained
 
 
 def _owner(seeded: Mapping[int, str], message_id: Any) -> str | None:
@@ -330,13 +330,7 @@ class Workload:
 
     def drain(self, timeout_s: float) -> bool:
         """Keep consuming until every acknowledged send was received once, or the time is up."""
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            with self._lock:
-                if self._drain.all_received():
-                    return True
-            time.sleep(0.2)
-        return False
+        return wait_drained(self._lock, self._drain, timeout_s)
 
     def drain_held(self) -> int:
         """How many sequence numbers the drain tracker holds now (bounded by the sends in flight)."""

@@ -33,7 +33,7 @@ from pytest_pulsar_ha.admin.client import AdminClient
 from pytest_pulsar_ha.history import ACK, RECEIVE, SEND_ERROR, Event, EventLog
 from pytest_pulsar_ha.process.pid_registry import RUN_ID_ENV, PidRegistry
 from pytest_pulsar_ha.workload.attribution import attribute_log
-from pytest_pulsar_ha.workload.drain_tracker import BulkDrainTracker
+from pytest_pulsar_ha.workload.drain_tracker import BulkDrainTracker, wait_drained
 from pytest_pulsar_ha.workload.driver import LATE_S, LATE_SHARE, WorkloadPlan
 from pytest_pulsar_ha.workload.fleet.config import (
     Service,
@@ -274,13 +274,8 @@ class FleetWorkload:
         return lines
 
     def drain(self, timeout_s: float) -> bool:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            with self._lock:
-                if self._drain.all_received():
-                    return True
-            time.sleep(0.2)
-        return False
+        """Wait until the workers reported every acknowledged send received, or the time is up."""
+        return wait_drained(self._lock, self._drain, timeout_s)
 
     def drain_held(self) -> int:
         with self._lock:
