@@ -49,7 +49,7 @@ demo: setup
 # Every shipped scenario and variant that runs in a shared process (the ones that wedge the client run in
 # make migration-chaos, the 20-minute soak in make soak, the flaky-on-purpose one in make nightly).
 scenarios: setup
-	$(PY) -m pytest scenarios -m "not wedges_client and not nightly_demo and not soak" -p no:cacheprovider $(REUSE_ARGS) $(PYTEST_ARGS)
+	$(PY) -m pytest scenarios tests/workload/fleet/test_fleet_real.py -m "not wedges_client and not nightly_demo and not soak" -p no:cacheprovider $(REUSE_ARGS) $(PYTEST_ARGS)
 
 # The PIP-7 scenarios and tests alone (4-broker clusters, 9-12 minutes; `make test` runs them too), then the
 # tests marked `unsettled`: not reliable enough for `make test` yet (docs/development.md).

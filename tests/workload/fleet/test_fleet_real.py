@@ -15,7 +15,7 @@ from pytest_pulsar_ha.workload.driver import WorkloadPlan
 from pytest_pulsar_ha.workload.fleet.config import Service
 from pytest_pulsar_ha.workload.fleet.fleet import FleetTarget, FleetWorkload
 
-pytestmark = pytest.mark.real_clusters
+pytestmark = [pytest.mark.real_clusters, pytest.mark.matrix]  # make scenarios runs it (kept-out table)
 
 RATE = 1000  # per producer
 
