@@ -1,11 +1,13 @@
 """The Spark job over a laid-out history: one task per bucket (:mod:`spark_checks.buckets`), no shuffle, then
 the tasks' results added up on the driver (one small document per bucket).
 
-One Spark partition holds one bucket: with ``read="arrow"`` (the default) the partitions are the bucket numbers
-(``spark.range(N, numPartitions=N)``) and each task reads its bucket file with PyArrow; with ``read="spark"``
+One Spark partition holds one bucket. With ``read="arrow"`` (the default) the partitions are the bucket numbers
+(an RDD of N numbers in N partitions) and each task reads its bucket file with PyArrow; with ``read="spark"``
 Spark reads the bucket files itself, with ``spark.sql.files.maxPartitionBytes`` and ``openCostInBytes`` set so
-that each file is one partition, and hands each task its rows (measured at 10M events on two cores: Spark's
-conversion of the rows to Arrow costs about five times PyArrow's reading of the same files, hence the default).
+that each file is one partition, and ``mapInArrow`` hands each task its rows. Measured at 10M events on two
+cores: Spark's conversion of the rows to Arrow costs about five times PyArrow's reading of the same files; and a
+first ``mapInArrow`` job on a new session costs some 2 s more than a first RDD job (Spark SQL's planning and its
+Arrow machinery start up, for nothing when the task reads its own file). Hence the default.
 
 Adding up: the figures rows of each group are summed over the buckets; the lag percentiles of each route and of
 the whole history come from the buckets' summaries (:mod:`spark_checks.lag_summary`); example candidates are kept
@@ -46,25 +48,24 @@ class BucketResult:
     candidates: list[dict[str, Any]] = field(default_factory=list)
 
 
-def bucket_frame(
-    spark: SparkSession, layout: Layout, examples: int, *, read: str = "arrow", figures: bool = True
-) -> DataFrame:
-    """One row per bucket (:data:`~spark_checks.buckets.OUTPUT_SCHEMA`), not yet computed."""
-    if read not in READS:
-        raise ValueError(f"read must be one of {', '.join(READS)}, not {read!r}")
-    prepare_executors(spark)
-    paths = layout.paths
-    if read == "arrow":
-        numbers = spark.range(0, len(paths), 1, max(len(paths), 1))
-        function = functools.partial(check_bucket_numbers, paths=paths, examples=examples, figures=figures)
-        return map_in_arrow(numbers, function, OUTPUT_SCHEMA)
-    events = spark.read.parquet(*paths).select(*READ_COLUMNS)
+def bucket_frame(spark: SparkSession, layout: Layout, examples: int, *, figures: bool = True) -> DataFrame:
+    """Spark's reading of the bucket files, one per partition, and ``mapInArrow`` of each bucket's rows: one row
+    per bucket (:data:`~spark_checks.buckets.OUTPUT_SCHEMA`), not yet computed (see :func:`collect_results`)."""
+    events = spark.read.parquet(*layout.paths).select(*READ_COLUMNS)
     return map_in_arrow(events, functools.partial(check_bucket_rows, examples=examples, figures=figures), OUTPUT_SCHEMA)
 
 
 def collect_results(spark: SparkSession, layout: Layout, examples: int, *, read: str, figures: bool) -> list[Any]:
     """Run the job: every bucket's result document."""
-    frame = bucket_frame(spark, layout, examples, read=read, figures=figures)
+    if read not in READS:
+        raise ValueError(f"read must be one of {', '.join(READS)}, not {read!r}")
+    prepare_executors(spark)
+    paths = layout.paths
+    if read == "arrow":
+        numbers = spark.sparkContext.parallelize(range(len(paths)), max(len(paths), 1))
+        task = functools.partial(check_bucket_numbers, paths=paths, examples=examples, figures=figures)
+        return [json.loads(document) for document in numbers.mapPartitions(task).collect()]
+    frame = bucket_frame(spark, layout, examples, figures=figures)
     saved: dict[str, str | None] = {}
     if read == "spark":  # read when the job runs: set around it
         for key, value in ONE_FILE_PER_PARTITION.items():

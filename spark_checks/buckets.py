@@ -2,13 +2,15 @@
 vectorised work of the single-process checker (:mod:`spark_checks.message_arrays`) on the bucket's events, which
 are whole producers, so no other task's rows are needed.
 
-Its output is one row per bucket (:data:`OUTPUT_SCHEMA`): a JSON document with the bucket's figures rows (a few:
-one per figure group), a summary of its replication lag samples per route (:mod:`spark_checks.lag_summary`) and
-its example candidates (:mod:`spark_checks.array_examples`). The driver adds them up (:mod:`spark_checks.bucket_job`).
+Its output is one JSON document per bucket (a row of :data:`OUTPUT_SCHEMA` through ``mapInArrow``) with the
+bucket's figures rows (a few: one per figure group), a summary of its replication lag samples per route
+(:mod:`spark_checks.lag_summary`) and its example candidates (:mod:`spark_checks.array_examples`). The driver adds
+them up (:mod:`spark_checks.bucket_job`).
 
-The task reads its bucket with PyArrow (the input rows are bucket numbers), or takes the rows Spark read (the input
-rows are the events, one bucket file per Spark partition). Runs on Spark's Python workers: NumPy, PyArrow and this
-package (shipped by :mod:`spark_checks.executors`), nothing of pyspark.
+The task reads its bucket with PyArrow (a plain RDD task over bucket numbers: the events never pass through the
+JVM), or takes the rows Spark read (``mapInArrow`` over the events, one bucket file per Spark partition). Runs on
+Spark's Python workers: NumPy, PyArrow and this package (shipped by :mod:`spark_checks.executors`), nothing of
+pyspark.
 """
 
 from __future__ import annotations
@@ -58,11 +60,12 @@ def read_bucket(path: str) -> Any:
 
 
 def check_bucket_numbers(
-    batches: Iterable[Any], paths: Sequence[str], examples: int, figures: bool = True
-) -> Iterator[Any]:
-    """``mapInArrow`` over bucket numbers (``spark.range``): each number's bucket file read with PyArrow."""
-    numbers = (number for batch in batches for number in batch.column(0).to_pylist())
-    yield from _output(bucket_result(read_bucket(paths[number]), examples, figures) for number in numbers)
+    numbers: Iterable[int], paths: Sequence[str], examples: int, figures: bool = True
+) -> Iterator[str]:
+    """A task over bucket numbers (an RDD partition): each number's bucket file read with PyArrow and checked;
+    one JSON document per bucket."""
+    for number in numbers:
+        yield json.dumps(bucket_result(read_bucket(paths[number]), examples, figures), separators=(",", ":"))
 
 
 def check_bucket_rows(batches: Iterable[Any], examples: int, figures: bool = True) -> Iterator[Any]:

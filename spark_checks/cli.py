@@ -94,7 +94,11 @@ def build_parser() -> argparse.ArgumentParser:
         "no shuffle), frame (one shuffle by producer, windows); auto: buckets for a local Parquet history",
     )
     parser.add_argument(
-        "--layout-dir", default=None, metavar="DIR", help="where the buckets engine lays the history out (kept)"
+        "--layout-dir",
+        default=None,
+        metavar="DIR",
+        help="where the buckets engine lays the history out (kept; default: a temporary directory, removed); "
+        "the layout is done while Spark starts",
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     return parser
@@ -113,19 +117,29 @@ def main(
     args = build_parser().parse_args(argv)
     path = os.fspath(args.history)
     try:  # fail fast, before starting a JVM, on what can be seen from here
-        check_source(path)
+        kind = check_source(path)
     except HistoryInputError as exc:
         print(f"error: {exc}", file=err)
         return EXIT_BAD_INPUT
+    from .bucket_loading import BackgroundLayout, can_lay_out, parallelism_of
     from .checks import ORDER_SCOPES, check_history
-    from .session import build_spark_session
+    from .layout import is_layout
+    from .session import SCHEDULER_JAVA_OPTIONS, build_spark_session, resolve_master
 
+    background = None
+    if args.engine != "frame" and kind == "parquet" and can_lay_out(path) and not is_layout(path):
+        cores = spark.sparkContext.defaultParallelism if spark else parallelism_of(resolve_master(args.master))
+        background = BackgroundLayout(path, parallelism=cores, directory=args.layout_dir)  # while the JVM starts
     try:
-        session = spark or build_spark_session(args.master, conf=dict(args.conf))
+        java_options = SCHEDULER_JAVA_OPTIONS if background is not None else ""  # the JVM will schedule only
+        session = spark or build_spark_session(args.master, conf=dict(args.conf), java_options=java_options)
     except Exception as exc:
+        if background is not None:
+            background.close()
         print(f"error: could not start Spark: {exc}", file=err)
         return EXIT_FAILURE
     try:
+        layout_dir = background.wait() if background is not None else args.layout_dir
         report = check_history(
             session,
             path,
@@ -136,7 +150,7 @@ def main(
             order_scopes=tuple(dict.fromkeys(args.order_scopes or ORDER_SCOPES)),
             per_producer_gaps=args.per_producer_gaps,
             engine=args.engine,
-            layout_dir=args.layout_dir,
+            layout_dir=layout_dir,
         )
     except HistoryInputError as exc:
         print(f"error: {exc}", file=err)
@@ -147,5 +161,7 @@ def main(
     finally:
         if spark is None:
             session.stop()
+        if background is not None:
+            background.close()
     print(report.to_json() if args.json else report.describe(), file=out)
     return EXIT_OK if report.ok else EXIT_ANOMALY

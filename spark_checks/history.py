@@ -3,7 +3,7 @@ the figures and example rows (:mod:`spark_checks.evidence`). :func:`spark_checks
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from . import messages as message_frame
@@ -29,7 +29,7 @@ class History:
 
     def __init__(
         self,
-        events: DataFrame,
+        events: DataFrame | Callable[[], DataFrame],
         *,
         label: str,
         stats: Mapping[str, int | None],
@@ -37,8 +37,11 @@ class History:
         notes: Sequence[str] = (),
         ack_clusters: Sequence[str] = (),
         evidence: Evidence | None = None,
+        spark: SparkSession | None = None,
     ) -> None:
-        self.events = events
+        self._events = events
+        """The events, or how to read them when first needed (a buckets history: only availability reads them)."""
+        self._spark = spark
         self.label = label
         self.stats = dict(stats)
         self.cache = cache
@@ -59,7 +62,16 @@ class History:
         return self.evidence.engine
 
     @property
+    def events(self) -> DataFrame:
+        """The history's events (read on first use when the history was given a way to read them)."""
+        if callable(self._events):
+            self._events = self._events()
+        return self._events
+
+    @property
     def spark(self) -> SparkSession:
+        if self._spark is not None:
+            return self._spark
         return self.events.sparkSession
 
     def missing(self, needs: Mapping[str, Sequence[str]]) -> str | None:

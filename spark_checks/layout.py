@@ -24,6 +24,8 @@ from __future__ import annotations
 import heapq
 import json
 import os
+import queue
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +44,10 @@ STRING_COLUMNS = ("type", "cluster", "topic", "subscription", "producer", "key")
 DELTA_COLUMNS = ("ts_ns", "seq", ORDER_COLUMN)
 BUFFER_ROWS = 4_000_000
 """Rows held in memory across all buckets before they are written (each bucket flushes its share)."""
+MIN_FLUSH_ROWS = 65_536
+"""A bucket's smallest row group (however many buckets share the buffer)."""
+QUEUED = 2
+"""Full buffers waiting for the writer thread at most (beyond, reading waits)."""
 READ_BATCH_ROWS = 1 << 20
 TARGET_BUCKET_ROWS = 4_000_000
 """A bucket's size when the history is large: its events are one task's working set (about 300 bytes each)."""
@@ -148,16 +154,21 @@ def assign(counts: dict[str, int], buckets: int) -> dict[str, int]:
 
 
 class _Buckets:
-    """The bucket files being written, each with its buffer of record batches."""
+    """The bucket files being written, each with its buffer of record batches. Full buffers are written by a
+    thread of their own while the next row groups are read (at most :data:`QUEUED` buffers wait for it)."""
 
     def __init__(self, directory: Path, buckets: int) -> None:
         self.directory = directory
         self.buckets = buckets
-        self.flush_rows = max(65_536, BUFFER_ROWS // buckets)
+        self.flush_rows = max(MIN_FLUSH_ROWS, BUFFER_ROWS // buckets)
         self.buffers: list[list[Any]] = [[] for _ in range(buckets)]
         self.buffered = [0] * buckets
         self.rows = [0] * buckets
         self.writers: dict[int, Any] = {}
+        self.failure: BaseException | None = None
+        self.queue: queue.Queue[tuple[int, list[Any]] | None] = queue.Queue(maxsize=QUEUED)
+        self.thread = threading.Thread(target=self._write_all, name="bucket-writer", daemon=True)
+        self.thread.start()
 
     def name(self, bucket: int) -> str:
         return f"bucket-{bucket:05d}.parquet"
@@ -170,13 +181,25 @@ class _Buckets:
             self.flush(bucket)
 
     def flush(self, bucket: int) -> None:
+        if self.failure is not None:
+            raise self.failure
+        if self.buffers[bucket]:
+            self.queue.put((bucket, self.buffers[bucket]))
+            self.buffers[bucket], self.buffered[bucket] = [], 0
+
+    def _write_all(self) -> None:
+        while (item := self.queue.get()) is not None:
+            if self.failure is None:
+                try:
+                    self._write(*item)
+                except BaseException as exc:  # raised in the reading thread by the next flush or close
+                    self.failure = exc
+
+    def _write(self, bucket: int, batches: list[Any]) -> None:
         import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
         import pyarrow.parquet as pq  # type: ignore[import-untyped, unused-ignore]
 
-        if not self.buffers[bucket]:
-            return
-        table = pa.Table.from_batches(self.buffers[bucket]).unify_dictionaries()
-        self.buffers[bucket], self.buffered[bucket] = [], 0
+        table = pa.Table.from_batches(batches).unify_dictionaries()
         writer = self.writers.get(bucket)
         if writer is None:
             writer = pq.ParquetWriter(
@@ -193,10 +216,15 @@ class _Buckets:
     def close(self) -> None:
         try:
             for bucket in range(self.buckets):
-                self.flush(bucket)
+                if self.failure is None:
+                    self.flush(bucket)
         finally:
+            self.queue.put(None)
+            self.thread.join()
             for writer in self.writers.values():
                 writer.close()
+        if self.failure is not None:
+            raise self.failure
 
 
 def _normalise(batch: Any, offset: int) -> Any:

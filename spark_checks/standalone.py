@@ -1,14 +1,14 @@
-"""A Spark standalone cluster on this machine (a master and one worker, started from the pyspark
+"""A Spark standalone cluster on this machine (a master and one or more workers, started from the pyspark
 distribution), for checking histories the way a nightly job does once they outgrow one process:
 ``--pulsar-ha-spark-master spark://127.0.0.1:<port>`` (or ``python -m spark_checks --master ...``).
 
 ::
 
-    with LocalSparkCluster(work_dir) as cluster:
+    with LocalSparkCluster(work_dir, workers=2) as cluster:
         print(cluster.master_url)            # spark://127.0.0.1:<port>
 
-Both daemons run in process groups of their own and are stopped (TERM, then KILL) by :meth:`stop`, also when
-the start fails. Nothing here imports pyspark's Python side: only its ``bin/spark-class`` is used.
+Every daemon runs in a process group of its own and is stopped (TERM, then KILL) by :meth:`stop`, also when the
+start fails. Nothing here imports pyspark's Python side: only its ``bin/spark-class`` is used.
 """
 
 from __future__ import annotations
@@ -55,15 +55,20 @@ def _tail(path: Path, lines: int = 30) -> str:
 
 
 class LocalSparkCluster:
-    """A master and one worker (``cores`` cores, ``memory`` of executor memory) on loopback ports."""
+    """A master and ``workers`` workers (each ``cores`` cores, ``memory`` of executor memory) on loopback ports."""
 
-    def __init__(self, work_dir: str | os.PathLike[str], *, cores: int = 1, memory: str = "1g") -> None:
+    def __init__(
+        self, work_dir: str | os.PathLike[str], *, cores: int = 1, memory: str = "1g", workers: int = 1
+    ) -> None:
+        if workers < 1:
+            raise ValueError("a cluster needs at least one worker")
         self.work_dir = Path(work_dir)
         self.cores = cores
         self.memory = memory
+        self.workers = workers
         self.master_port = _free_port()
         self.master_ui_port = _free_port()
-        self.worker_ui_port = _free_port()
+        self.worker_ui_ports = [_free_port() for _ in range(workers)]
         self._processes: list[tuple[str, subprocess.Popen[bytes], Path, IO[bytes]]] = []
 
     @property
@@ -74,13 +79,13 @@ class LocalSparkCluster:
     def master_ui(self) -> str:
         return f"http://{LOOPBACK}:{self.master_ui_port}"
 
-    def _env(self) -> dict[str, str]:
+    def _env(self, name: str) -> dict[str, str]:
         env = dict(os.environ)
         env.update(
             SPARK_HOME=str(spark_home()),
             SPARK_LOCAL_IP=LOOPBACK,
             SPARK_LOG_DIR=str(self.work_dir / "logs"),
-            SPARK_WORKER_DIR=str(self.work_dir / "worker"),
+            SPARK_WORKER_DIR=str(self.work_dir / name),  # a worker's executors' directories
             SPARK_NO_DAEMONIZE="1",
         )
         return env
@@ -92,7 +97,7 @@ class LocalSparkCluster:
             [str(spark_home() / "bin" / "spark-class"), *args],
             stdout=log,
             stderr=subprocess.STDOUT,
-            env=self._env(),
+            env=self._env(name),
             cwd=self.work_dir,
             start_new_session=True,  # a process group of its own: stop() signals the JVM and its launcher
         )
@@ -131,16 +136,21 @@ class LocalSparkCluster:
                 "--webui-port", str(self.master_ui_port),
             )  # fmt: skip
             self._wait("master", lambda: self.state().get("status") == "ALIVE", timeout_s)
-            self._spawn(
-                "worker",
-                "org.apache.spark.deploy.worker.Worker",
-                "--host", LOOPBACK,
-                "--cores", str(self.cores),
-                "--memory", self.memory,
-                "--webui-port", str(self.worker_ui_port),
-                self.master_url,
-            )  # fmt: skip
-            self._wait("worker registered with the master", lambda: self.state().get("aliveworkers", 0) >= 1, timeout_s)
+            for index, ui_port in enumerate(self.worker_ui_ports):
+                self._spawn(
+                    "worker" if self.workers == 1 else f"worker-{index + 1}",
+                    "org.apache.spark.deploy.worker.Worker",
+                    "--host", LOOPBACK,
+                    "--cores", str(self.cores),
+                    "--memory", self.memory,
+                    "--webui-port", str(ui_port),
+                    self.master_url,
+                )  # fmt: skip
+            self._wait(
+                f"{self.workers} worker(s) registered with the master",
+                lambda: self.state().get("aliveworkers", 0) >= self.workers,
+                timeout_s,
+            )
         except BaseException:
             self.stop()
             raise

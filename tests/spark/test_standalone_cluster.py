@@ -1,7 +1,8 @@
-"""The checks on a real Spark standalone cluster (a master and a worker started from the pyspark distribution),
+"""The checks on a real Spark standalone cluster (a master and two workers started from the pyspark distribution),
 through the plugin's ``--pulsar-ha-spark-master``: what a nightly job does once its histories outgrow one
-process. The history is a soak's (a directory of Parquet files) with three receipts taken out: the cluster's
-executors must find exactly those three lost, and the master must list the checker's application."""
+process. The history is a soak's (a directory of Parquet files) with three receipts taken out: the buckets engine
+(its tasks on both workers' executors, which import the package shipped to them) and the message frame must both
+find exactly those three lost, and the master must list the checker's application."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ DROPPED = (5, 300, 600)  # producer-0's receipts taken out: lost on every subscr
 
 @pytest.fixture(scope="module")
 def spark_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalSparkCluster]:
-    with LocalSparkCluster(tmp_path_factory.mktemp("spark-cluster"), cores=1, memory="1g") as cluster:
+    with LocalSparkCluster(tmp_path_factory.mktemp("spark-cluster"), cores=1, memory="1g", workers=2) as cluster:
         yield cluster
 
 
@@ -41,11 +42,15 @@ def soak_history(directory: Path) -> Path:
 
 
 INNER = """
-from spark_checks import check_history
+import pytest
+from spark_checks import check_history, load_history
 
-def test_checks_on_the_cluster(pulsar_ha_spark):
+@pytest.mark.parametrize("engine", ["buckets", "frame"])
+def test_checks_on_the_cluster(pulsar_ha_spark, engine):
     assert pulsar_ha_spark.sparkContext.master == {master!r}
-    report = check_history(pulsar_ha_spark, {history!r}, max_duplicates=10_000, gap_threshold_s=60)
+    with load_history(pulsar_ha_spark, {history!r}, engine=engine) as history:
+        assert history.engine == engine
+        report = check_history(pulsar_ha_spark, history, max_duplicates=10_000, gap_threshold_s=60)
     print(report.describe())
     lost = report["lost"]
     assert not lost.ok
@@ -64,8 +69,9 @@ def test_the_checks_run_on_a_spark_standalone_cluster(
         )
     )
     result = pytester.runpytest_subprocess(f"--pulsar-ha-spark-master={spark_cluster.master_url}", "-s")
-    result.assert_outcomes(passed=1)
+    result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(["*lost*3*"])
     apps = spark_cluster.state()
+    assert apps["aliveworkers"] == 2
     finished = [app["name"] for app in apps.get("completedapps", [])]
     assert "pulsar-ha-checker" in finished, apps  # the executors were the cluster's, not a local[*] session
