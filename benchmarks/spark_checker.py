@@ -1,36 +1,47 @@
-"""The Spark checker against a straightforward single-process Python checker, on generated Parquet histories.
+"""The Spark checker against the fastest single-process checker, on generated Parquet histories.
 
 For each size N (events), writes a history of N events (numpy + pyarrow, in chunks of messages: sends, acks on
 cluster-a then, after a failover in the middle, on cluster-b, and receipts on two subscriptions, one of them
 through the other cluster with a replication lag), with a few anomalies injected (lost, duplicated, reordered
 messages, and legitimate cross-cluster interleavings around the failover). Then runs, each in its own subprocess,
 
-* ``spark``: ``spark_checks`` (lost, duplicates, ordering; ``--all-checks`` for the five), and
-* ``vectorised``: ``spark_checks.vectorised``, the same three checks in one process with PyArrow and NumPy (no
-  Python loop over events): the baseline the ratio is taken against, and
+* ``buckets``: ``spark_checks``' buckets engine: the history laid out in buckets of whole producers (in a thread of
+  the driver while the JVM starts; ``--no-overlap``: after), then one Spark task per bucket doing the vectorised
+  work, no shuffle; lost, duplicates, ordering (``--all-checks``: the five); its JVM with the C1 compiler only
+  (``spark_checks.session.SCHEDULER_JAVA_OPTIONS``: it only schedules the Python tasks);
+* ``frame``: the message-frame engine (one shuffle of the events by producer, window functions), the Spark
+  checker before the buckets;
+* ``vectorised``: ``spark_checks.vectorised``, the buckets' vectorised work on the whole history in one process
+  (PyArrow and NumPy, no Python loop over events): the baseline the ratio is taken against, and
 * ``python``: a plain-Python reimplementation of lost + duplicates + ordering that reads the Parquet file with
   pyarrow and iterates over the events (a cross-check of the figures; ``--python-limit`` skips it),
 
-and prints wall time, events per second, the ratio to the vectorised checker, and the peak resident memory of
-each (``getrusage`` ``RUSAGE_SELF`` of the checker process, and ``RUSAGE_CHILDREN`` for Spark's JVM). Every
-checker must report the same figures: the benchmark doubles as a cross-check of the Spark jobs.
+and prints wall time (the whole subprocess: Python and JVM start, layout, checks, stop), the layout's own time,
+the JVM start, events per second, the ratio to the vectorised checker, and the peak memory of the whole process
+tree (the resident memory of the subprocess and all its descendants, JVM and Python workers, summed, sampled every
+0.2 s). Every checker must report the same lost, duplicates, reorders and allowed interleavings, and buckets,
+frame and vectorised the same figures rows (a digest): the benchmark doubles as a cross-check of the engines.
+``--standalone N`` adds the buckets engine on a Spark standalone cluster of N one-core workers started here.
+``--memory-limit`` caps the single-process checkers' address space: one that runs out is reported so.
 
-    python benchmarks/spark_checker.py                          # 1M, 10M and 50M events (long!)
-    python benchmarks/spark_checker.py --sizes 200000           # a quick run
-    python benchmarks/spark_checker.py --sizes 10M --masters 'local[1],local[2]'   # scaling: events/s per core
-    python benchmarks/spark_checker.py --sizes 10M --floor                      # + the no-op Spark job's time
-    python benchmarks/spark_checker.py --sizes 10M --master spark://host:7077 --python-limit 0
+    python benchmarks/spark_checker.py --sizes 200000                              # a quick run
+    python benchmarks/spark_checker.py --sizes 10M --masters 'local[2]' --checkers buckets,frame,vectorised
+    python benchmarks/spark_checker.py --sizes 100M --masters 'local[2]' --checkers buckets,vectorised
+    python benchmarks/spark_checker.py --sizes 10M --masters 'local[2]' --standalone 2 --checkers buckets,vectorised
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -46,6 +57,7 @@ PRODUCERS = 8
 KEYS = 16
 SPACING_NS = 10_000  # one message every 10 us overall (100k messages/s)
 FIGURES = ("lost", "duplicates", "reorders", "allowed_cross_cluster_interleavings")
+CHECKERS = ("buckets", "frame", "vectorised", "python", "floor")
 
 
 def parse_size(text: str) -> int:
@@ -233,48 +245,99 @@ def pq_rows(path: Path) -> int:
     return int(pq.ParquetFile(str(path)).metadata.num_rows)
 
 
-def spark_checker(
-    path: Path, master: str, driver_memory: str, all_checks: bool, shuffle_partitions: int | None
-) -> dict[str, Any]:
+def digest(figures: Any) -> str:
+    """A short digest of the figures rows (dimensions and counts): equal for equal figures."""
+    rows, _ = figures.comparable()
+    return hashlib.sha256(repr(rows).encode()).hexdigest()[:12]
+
+
+def _verdict_figures(verdicts: dict[str, Any]) -> dict[str, Any]:
+    ordering = verdicts["ordering"].counts
+    return {
+        "lost": verdicts["lost"].counts["lost"],
+        "duplicates": verdicts["duplicates"].counts["duplicates"],
+        "reorders": ordering["reorders[producer]"] + ordering["reorders[key]"],
+        "allowed_cross_cluster_interleavings": ordering["allowed_cross_cluster_interleavings"],
+    }
+
+
+def _run_checks(spark: Any, history: Any, all_checks: bool) -> dict[str, Any]:
     from spark_checks import check_duplicates, check_lost, check_ordering
     from spark_checks.checks import check_history
+
+    if all_checks:
+        report = check_history(spark, history)
+        return {verdict.name: verdict for verdict in report}
+    return {"lost": check_lost(history), "duplicates": check_duplicates(history), "ordering": check_ordering(history)}
+
+
+def spark_checker(path: Path, args: argparse.Namespace) -> dict[str, Any]:
+    """The buckets or the frame engine: session, (layout,) load, checks, stop; each step timed."""
+    from spark_checks.bucket_loading import BackgroundLayout, parallelism_of
+    from spark_checks.layout import lay_out
     from spark_checks.load import load_history
-    from spark_checks.session import build_spark_session
+    from spark_checks.session import SCHEDULER_JAVA_OPTIONS, build_spark_session
 
     began = time.monotonic()
-    events = pq_rows(path)
-    partitions = shuffle_partitions or max(2 * (os.cpu_count() or 2), min(1024, events // 250_000))
-    spark = build_spark_session(
-        master, conf={"spark.driver.memory": driver_memory, "spark.sql.shuffle.partitions": str(partitions)}
-    )
+    buckets = args.checker == "buckets"
+    background = None
+    if buckets and args.overlap:
+        background = BackgroundLayout(path, parallelism=parallelism_of(args.master))  # while the JVM starts
+    conf = {"spark.driver.memory": args.driver_memory}
+    if not buckets:
+        events = pq_rows(path)
+        conf["spark.sql.shuffle.partitions"] = str(max(2 * (os.cpu_count() or 2), min(1024, events // 250_000)))
+    if args.executor_memory:
+        conf["spark.executor.memory"] = args.executor_memory
+    if buckets:  # executors too only schedule Python tasks (a standalone's; local masters have none)
+        conf["spark.executor.extraJavaOptions"] = SCHEDULER_JAVA_OPTIONS
+    spark = build_spark_session(args.master, conf=conf, java_options=SCHEDULER_JAVA_OPTIONS if buckets else "")
     started = time.monotonic()
-    figures: dict[str, Any] = {}
-    if all_checks:
-        report = check_history(spark, str(path))
-        verdicts = {verdict.name: verdict for verdict in report}
-        figures["ok"] = report.ok
-    else:
-        with load_history(spark, str(path)) as history:
-            verdicts = {
-                "lost": check_lost(history),
-                "duplicates": check_duplicates(history),
-                "ordering": check_ordering(history),
-            }
-            figures["events"] = history.stats["events"]
-    checked = time.monotonic()
-    figures["lost"] = verdicts["lost"].counts["lost"]
-    figures["duplicates"] = verdicts["duplicates"].counts["duplicates"]
-    figures["reorders"] = verdicts["ordering"].counts["reorders[producer]"]
-    figures["reorders"] += verdicts["ordering"].counts["reorders[key]"]
-    figures["allowed_cross_cluster_interleavings"] = verdicts["ordering"].counts["allowed_cross_cluster_interleavings"]
+    figures: dict[str, Any] = {"startup_s": started - began}
+    layout_dir = None
+    if buckets:
+        if background is not None:
+            layout_dir = background.wait()
+            figures["layout_wait_s"] = time.monotonic() - started
+            figures["layout_s"] = background.seconds
+        else:
+            layout_dir = Path(tempfile.mkdtemp(prefix="bench-layout-"))
+            laid = time.monotonic()
+            lay_out(path, layout_dir, parallelism=spark.sparkContext.defaultParallelism)
+            figures["layout_s"] = time.monotonic() - laid
+    checking = time.monotonic()
+    options = {"engine": "buckets", "layout_dir": layout_dir, "read": args.reader} if buckets else {"engine": "frame"}
+    with load_history(spark, str(path), **options) as history:
+        verdicts = _run_checks(spark, history, args.all_checks)
+        figures["events"] = history.stats["events"]
+        figures["digest"] = digest(history.figures)
+        if buckets:
+            figures["buckets"] = len(history.evidence.layout.files)
+    figures["check_s"] = time.monotonic() - checking
+    figures.update(_verdict_figures(verdicts))
     _stop_and_wait(spark)
-    figures["startup_s"] = started - began
-    figures["shuffle_partitions"] = partitions
-    figures["check_s"] = checked - started
+    if background is not None:
+        background.close()
+    elif layout_dir is not None:
+        shutil.rmtree(layout_dir, ignore_errors=True)
     return figures
 
 
-def spark_floor(path: Path, master: str, driver_memory: str) -> dict[str, Any]:
+def vectorised_checker(path: Path) -> dict[str, Any]:
+    """The single-process checker: the buckets' vectorised work on the whole history."""
+    from spark_checks.allocator import keep_freed_memory
+    from spark_checks.figures import headline
+    from spark_checks.vectorised import figures_of_table, read_parquet
+
+    keep_freed_memory()
+    began = time.monotonic()
+    table = read_parquet(path)
+    figures = figures_of_table(table)
+    checked = time.monotonic() - began
+    return {"events": table.num_rows, **headline(figures), "digest": digest(figures), "check_s": checked}
+
+
+def spark_floor(path: Path, args: argparse.Namespace) -> dict[str, Any]:
     """The floor under any Spark checker: start the JVM, read the columns the checks read once, stop.
 
     One aggregation over ts_ns, type, cluster, subscription, producer, seq, key (no shuffle): what no Spark job
@@ -283,7 +346,7 @@ def spark_floor(path: Path, master: str, driver_memory: str) -> dict[str, Any]:
     from spark_checks.session import build_spark_session
 
     began = time.monotonic()
-    spark = build_spark_session(master, conf={"spark.driver.memory": driver_memory})
+    spark = build_spark_session(args.master, conf={"spark.driver.memory": args.driver_memory})
     started = time.monotonic()
     row = (
         spark.read.parquet(str(path))
@@ -317,30 +380,33 @@ def _stop_and_wait(spark: Any) -> None:
 
 
 def run_checker(argv: list[str]) -> None:
-    """Entry point of the measuring subprocess: run one checker, print its figures and peak memory as JSON."""
+    """Entry point of the measuring subprocess: run one checker, print its figures as JSON."""
     parser = argparse.ArgumentParser()
-    parser.add_argument("checker", choices=("spark", "python", "vectorised", "floor"))
+    parser.add_argument("checker", choices=CHECKERS)
     parser.add_argument("path", type=Path)
     parser.add_argument("--master", default="local[*]")
     parser.add_argument("--driver-memory", default="4g")
+    parser.add_argument("--executor-memory", default=None)
     parser.add_argument("--all-checks", action="store_true")
-    parser.add_argument("--shuffle-partitions", type=int, default=None)
+    parser.add_argument("--reader", default="arrow")
+    parser.add_argument("--no-overlap", dest="overlap", action="store_false")
+    parser.add_argument("--memory-limit", type=int, default=0)
     args = parser.parse_args(argv)
     began = time.monotonic()
-    if args.checker in ("python", "vectorised"):
+    if args.checker in ("python", "vectorised") and args.memory_limit:
+        resource.setrlimit(resource.RLIMIT_AS, (args.memory_limit, args.memory_limit))
+    try:
         if args.checker == "python":
             figures = python_checker(args.path)
+            figures["check_s"] = time.monotonic() - began
+        elif args.checker == "vectorised":
+            figures = vectorised_checker(args.path)
+        elif args.checker == "floor":
+            figures = spark_floor(args.path, args)
         else:
-            from spark_checks.vectorised import check_parquet
-
-            figures = dict(check_parquet(args.path))
-        figures["check_s"] = time.monotonic() - began
-    elif args.checker == "floor":
-        figures = spark_floor(args.path, args.master, args.driver_memory)
-    else:
-        figures = spark_checker(args.path, args.master, args.driver_memory, args.all_checks, args.shuffle_partitions)
-    figures["self_maxrss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    figures["children_maxrss_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+            figures = spark_checker(args.path, args)
+    except MemoryError:
+        figures = {"out_of_memory": True}
     print("RESULT " + json.dumps(figures))
 
 
@@ -354,24 +420,113 @@ def cores_of(master: str) -> int:
     return 0
 
 
-def measure(checker: str, path: Path, args: argparse.Namespace, master: str = "") -> dict[str, Any]:
+class TreeMemory:
+    """The peak of the summed resident memory of a process and all its descendants, sampled in a thread; with
+    ``others``, also the descendants of those (a standalone cluster's workers: the executors), not themselves."""
+
+    def __init__(self, pid: int, others: tuple[int, ...] = (), interval_s: float = 0.2) -> None:
+        self.pid = pid
+        self.others = others
+        self.interval_s = interval_s
+        self.peak_bytes = 0
+        self._stop = threading.Event()
+        self._page = os.sysconf("SC_PAGE_SIZE")
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _tree_bytes(self) -> int:
+        parents: dict[int, int] = {}
+        for entry in os.scandir("/proc"):
+            if entry.name.isdigit():
+                try:
+                    with open(f"/proc/{entry.name}/stat", "rb") as stat:
+                        fields = stat.read().rsplit(b")", 1)[1].split()
+                    parents[int(entry.name)] = int(fields[1])
+                except (OSError, IndexError, ValueError):
+                    continue
+        tree, frontier = {self.pid, *self.others}, [self.pid, *self.others]
+        while frontier:
+            parent = frontier.pop()
+            children = [pid for pid, ppid in parents.items() if ppid == parent and pid not in tree]
+            tree.update(children)
+            frontier += children
+        total = 0
+        for pid in tree - set(self.others):
+            try:
+                with open(f"/proc/{pid}/statm", "rb") as statm:
+                    total += int(statm.read().split()[1]) * self._page
+            except (OSError, IndexError, ValueError):
+                continue
+        return total
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.peak_bytes = max(self.peak_bytes, self._tree_bytes())
+            self._stop.wait(self.interval_s)
+
+    def stop(self) -> int:
+        self._stop.set()
+        self._thread.join()
+        return self.peak_bytes
+
+
+def measure(
+    checker: str, path: Path, args: argparse.Namespace, master: str = "", cluster: Any = None
+) -> dict[str, Any]:
+    """Run one checker ``--repeat`` times; the run of median wall time, with every run's wall time."""
+    runs = [_measure_once(checker, path, args, master, cluster) for _ in range(max(args.repeat, 1))]
+    runs.sort(key=lambda run: run["wall_s"])
+    chosen = runs[len(runs) // 2]
+    chosen["walls"] = [run["wall_s"] for run in runs]
+    return chosen
+
+
+def _measure_once(checker: str, path: Path, args: argparse.Namespace, master: str, cluster: Any) -> dict[str, Any]:
     command = [sys.executable, __file__, "--run-checker", checker, str(path), "--master", master or args.master]
-    command += ["--driver-memory", args.driver_memory] + (["--all-checks"] if args.all_checks else [])
-    if args.shuffle_partitions:
-        command += ["--shuffle-partitions", str(args.shuffle_partitions)]
+    command += ["--driver-memory", args.driver_memory, "--reader", args.reader]
+    command += ["--all-checks"] if args.all_checks else []
+    command += [] if args.overlap else ["--no-overlap"]
+    command += ["--executor-memory", args.executor_memory] if args.executor_memory else []
+    command += ["--memory-limit", str(args.memory_limit)] if args.memory_limit else []
     began = time.monotonic()
-    done = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env) as process:
+        memory = TreeMemory(process.pid, tuple(cluster.worker_pids()) if cluster is not None else ())
+        out, err = process.communicate()
+        peak = memory.stop()
     wall = time.monotonic() - began
-    lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
-    if done.returncode != 0 or not lines:
-        raise SystemExit(f"{checker} checker failed ({done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    lines = [line for line in out.splitlines() if line.startswith("RESULT ")]
+    if process.returncode != 0 or not lines:
+        if process.returncode in (-9, 137) and checker in ("vectorised", "python"):
+            return {"out_of_memory": True, "wall_s": wall, "tree_peak_mb": peak / 2**20}
+        raise SystemExit(f"{checker} checker failed ({process.returncode}):\n{out[-3000:]}\n{err[-3000:]}")
     figures: dict[str, Any] = json.loads(lines[-1].removeprefix("RESULT "))
     figures["wall_s"] = wall
-    figures["peak_rss_mb"] = max(figures["self_maxrss_mb"], figures["children_maxrss_mb"])
+    figures["tree_peak_mb"] = peak / 2**20
     return figures
 
 
 # ------------------------------------------------------------------------------------------------ main
+
+
+def _row(size: int, name: str, figures: dict[str, Any]) -> str:
+    if figures.get("out_of_memory"):
+        limit = f" (address space limit {figures['limit_gb']:.0f} GB)" if figures.get("limit_gb") else ""
+        return f"{size:>12,} {name:>20}  out of memory{limit} after {figures['wall_s']:.1f} s"
+    rate = size / figures["wall_s"]
+
+    def seconds(key: str) -> str:
+        value = figures.get(key)
+        return f"{value:>8.1f}" if value is not None else f"{'-':>8}"
+
+    versus = f"{figures['x_vectorised']:>8.2f}" if figures.get("x_vectorised") is not None else f"{'n/a':>8}"
+    found = " ".join(f"{f.split('_')[0]}={figures[f]}" for f in FIGURES if f in figures)
+    if figures.get("digest"):
+        found += f" rows#{figures['digest']}"
+    return (
+        f"{size:>12,} {name:>20} {figures['wall_s']:>8.1f} {seconds('layout_s')} {seconds('startup_s')} "
+        f"{seconds('check_s')} {rate:>12,.0f} {figures['tree_peak_mb']:>9.0f} {versus}  {found}"
+    )
 
 
 def main() -> None:
@@ -379,90 +534,113 @@ def main() -> None:
         run_checker(sys.argv[2:])
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", default="1M,10M,50M", help="comma list of history sizes in events (1M,10M,50M)")
+    parser.add_argument("--sizes", default="1M,10M", help="comma list of history sizes in events (1M,10M)")
     parser.add_argument("--dir", type=Path, default=None, help="where the histories go (default: a temp dir)")
     parser.add_argument("--keep", action="store_true", help="keep the generated histories")
     parser.add_argument("--master", default=os.environ.get("PULSAR_HA_SPARK_MASTER", "local[*]"))
     parser.add_argument(
-        "--masters",
-        default=None,
-        help="comma list of masters to run the Spark checker on, e.g. local[1],local[2] (scaling); default --master",
+        "--masters", default=None, help="comma list of masters for the Spark checkers, e.g. local[1],local[2]"
     )
+    parser.add_argument("--checkers", default="buckets,vectorised,python", help=f"comma list of {', '.join(CHECKERS)}")
+    parser.add_argument("--standalone", type=int, default=0, metavar="N", help="also on a standalone of N workers")
     parser.add_argument("--driver-memory", default="4g")
+    parser.add_argument("--executor-memory", default=None, help="spark.executor.memory (standalone)")
+    parser.add_argument("--reader", choices=("arrow", "spark"), default="arrow", help="how a bucket task reads")
+    parser.add_argument("--no-overlap", dest="overlap", action="store_false", help="lay out after the JVM start")
     parser.add_argument("--all-checks", action="store_true", help="Spark runs all five checks, not only three")
+    parser.add_argument("--python-limit", type=parse_size, default=None, help="skip the Python checker above N")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per checker; the median run is reported")
     parser.add_argument(
-        "--shuffle-partitions", type=int, default=None, help="default: 2 x cpus, or events / 250k up to 1024"
-    )
-    parser.add_argument(
-        "--python-limit", type=parse_size, default=None, help="skip the Python checker above this many events"
-    )
-    parser.add_argument(
-        "--floor",
-        action="store_true",
-        help="also time a no-op Spark job (JVM start, one scan of the columns read, stop): the floor under Spark",
+        "--memory-limit", type=parse_size, default=0, help="address-space limit of the single-process checkers"
     )
     args = parser.parse_args()
+    checkers = [c.strip() for c in args.checkers.split(",") if c.strip()]
+    unknown = sorted(set(checkers) - set(CHECKERS))
+    if unknown:
+        parser.error(f"unknown checkers {unknown}; valid: {', '.join(CHECKERS)}")
     sizes = [parse_size(size) for size in args.sizes.split(",") if size.strip()]
     folder = args.dir or Path(tempfile.mkdtemp(prefix="spark-checker-bench-"))
     folder.mkdir(parents=True, exist_ok=True)
-    print(f"cpus: {os.cpu_count()}, master: {args.master}, histories in {folder}")
     masters = [m.strip() for m in (args.masters or args.master).split(",") if m.strip()]
-    header = (
-        f"{'events':>12} {'checker':>16} {'wall s':>8} {'check s':>8} {'events/s':>12} {'ev/s/core':>10} "
-        f"{'peak MB':>9} {'x vector':>8}  figures"
-    )
+    print(f"cpus: {os.cpu_count()}, masters: {', '.join(masters)}, checkers: {', '.join(checkers)}")
+    cluster = None
+    if args.standalone:
+        from spark_checks.standalone import LocalSparkCluster
+
+        cluster = LocalSparkCluster(folder / "standalone", workers=args.standalone, cores=1, memory="6g").start()
+        print(f"standalone: {args.standalone} workers of 1 core ({cluster.master_url}), started before the runs")
+    spark_names = {"buckets", "frame", "floor"}
     rows = []
-    for size in sizes:
-        path = folder / f"history-{size}.parquet"
-        began = time.monotonic()
-        injected = generate(path, size)
-        generated = time.monotonic() - began
-        mb = path.stat().st_size / 2**20
-        print(f"generated {path.name}: {mb:.1f} MB in {generated:.1f} s; injected {injected}")
-        results: dict[str, dict[str, Any]] = {}
-        for master in masters:
-            results[f"spark {master}"] = measure("spark", path, args, master)
-            results[f"spark {master}"]["cores"] = cores_of(master)
-        if args.floor:
-            results[f"floor {masters[-1]}"] = measure("floor", path, args, masters[-1])
-            results[f"floor {masters[-1]}"]["cores"] = cores_of(masters[-1])
-        results["vectorised"] = measure("vectorised", path, args)
-        results["vectorised"]["cores"] = 1
-        if args.python_limit is None or size <= args.python_limit:
-            results["python"] = measure("python", path, args)
-            results["python"]["cores"] = 1
-        baseline = results["vectorised"]
-        expected = [baseline[f] for f in FIGURES]
-        for name, figures in results.items():
-            figures["x_vectorised"] = figures["wall_s"] / baseline["wall_s"]
-            rows.append((size, name, figures))
-            if name.startswith("floor"):
-                continue
-            found = [figures[f] for f in FIGURES]
-            if found != expected:
-                print(f"MISMATCH at {size}: {name} {found} vectorised {expected}")
-            if name != "vectorised":
-                print(f"  {name}: {figures['x_vectorised']:.2f}x the vectorised checker's wall time (<1: faster)")
-        if not args.keep:
-            path.unlink()
+    try:
+        for size in sizes:
+            path = folder / f"history-{size}.parquet"
+            began = time.monotonic()
+            injected = generate(path, size) if not path.exists() else {"kept": "from an earlier run"}
+            mb = path.stat().st_size / 2**20
+            print(f"generated {path.name}: {mb:.1f} MB in {time.monotonic() - began:.1f} s; injected {injected}")
+            results: dict[str, dict[str, Any]] = {}
+            for checker in checkers:
+                if checker in spark_names:
+                    for master in masters:
+                        results[f"{checker} {master}"] = measure(checker, path, args, master)
+                    if cluster is not None and checker != "floor":
+                        name = f"{checker} standalone[{args.standalone}]"
+                        results[name] = measure(checker, path, args, cluster.master_url, cluster)
+                elif checker != "python" or args.python_limit is None or size <= args.python_limit:
+                    results[checker] = measure(checker, path, args)
+                    if results[checker].get("out_of_memory") and args.memory_limit:
+                        results[checker]["limit_gb"] = args.memory_limit / 1e9
+            baseline = results.get("vectorised")
+            usable = baseline is not None and not baseline.get("out_of_memory")
+            reference = next((r for r in results.values() if not r.get("out_of_memory") and "lost" in r), None)
+            for name, figures in results.items():
+                if usable and not figures.get("out_of_memory"):
+                    figures["x_vectorised"] = figures["wall_s"] / baseline["wall_s"]
+                rows.append((size, name, figures))
+                if name.startswith("floor") or figures.get("out_of_memory") or reference is None:
+                    continue
+                if [figures[f] for f in FIGURES] != [reference[f] for f in FIGURES]:
+                    print(f"MISMATCH at {size}: {name} {[figures[f] for f in FIGURES]}")
+                if figures.get("digest") and reference.get("digest") and figures["digest"] != reference["digest"]:
+                    print(f"MISMATCH at {size}: {name} figures rows #{figures['digest']} vs #{reference['digest']}")
+                if len(figures.get("walls", ())) > 1:
+                    print(
+                        f"  {name}: wall s of the {len(figures['walls'])} runs: "
+                        + ", ".join(f"{wall:.1f}" for wall in figures["walls"])
+                    )
+                if figures.get("x_vectorised") is not None and name != "vectorised":
+                    print(f"  {name}: {figures['x_vectorised']:.2f}x the vectorised checker's wall time (<1: faster)")
+                if figures.get("layout_s") is not None:
+                    print(
+                        f"  {name}: layout {figures['layout_s']:.1f} s ({figures.get('buckets')} buckets), "
+                        + (
+                            f"done while the JVM started (waited {figures['layout_wait_s']:.1f} s after it)"
+                            if "layout_wait_s" in figures
+                            else "after the JVM start"
+                        )
+                    )
+            if not args.keep:
+                path.unlink()
+    finally:
+        if cluster is not None:
+            cluster.stop()
+            shutil.rmtree(folder / "standalone", ignore_errors=True)
     print()
-    print(header)
+    print(
+        f"{'events':>12} {'checker':>20} {'wall s':>8} {'layout s':>8} {'start s':>8} {'check s':>8} "
+        f"{'events/s':>12} {'peak MB':>9} {'x vector':>8}  figures"
+    )
     for size, name, figures in rows:
-        rate = size / figures["wall_s"]
-        per_core = f"{rate / figures['cores']:>10,.0f}" if figures.get("cores") else f"{'?':>10}"
-        found = " ".join(f"{f.split('_')[0]}={figures[f]}" for f in FIGURES if f in figures)
-        check_s = figures["check_s"]
-        versus = f"{figures['x_vectorised']:>8.2f}"
-        print(
-            f"{size:>12,} {name:>16} {figures['wall_s']:>8.1f} {check_s:>8.1f} {rate:>12,.0f} {per_core} "
-            f"{figures['peak_rss_mb']:>9.0f} {versus}  {found}"
-        )
-    print("wall s: the whole subprocess (Spark: JVM start included); check s: the checks alone;")
-    print("events/s: events / wall s (per core: divided by the master's cores; vectorised, python: 1 core);")
-    print("peak MB: max RSS of the checker process or its JVM (getrusage); x vector: wall s / the vectorised one's.")
-    print("floor: JVM start, one scan of the columns the checks read, stop (--floor): no Spark checker goes below it.")
+        print(_row(size, name, figures))
+    print("wall s: the whole subprocess (Python and JVM start, layout, checks, stop); layout s: the buckets' layout")
+    print("(in a driver thread while the JVM starts, counted in wall s unless it ended first); start s: JVM start;")
+    print("check s: loading and the checks (the single-process checkers: reading and checking); events/s: events /")
+    print("wall s; peak MB: the most resident memory of the checker's process tree at once (JVM, Python workers,")
+    print("summed; sampled every 0.2 s); x vector: wall s / the vectorised checker's; rows#: digest of figures rows.")
+    if args.repeat > 1:
+        print(f"each row: the run of median wall time of {args.repeat} (every run's wall s listed above the table).")
     if not args.keep and args.dir is None:
-        folder.rmdir()
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 if __name__ == "__main__":

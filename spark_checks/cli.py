@@ -131,8 +131,11 @@ def main(
         cores = spark.sparkContext.defaultParallelism if spark else parallelism_of(resolve_master(args.master))
         background = BackgroundLayout(path, parallelism=cores, directory=args.layout_dir)  # while the JVM starts
     try:
-        java_options = SCHEDULER_JAVA_OPTIONS if background is not None else ""  # the JVM will schedule only
-        session = spark or build_spark_session(args.master, conf=dict(args.conf), java_options=java_options)
+        java_options, conf = "", dict(args.conf)
+        if background is not None:  # the JVMs will only schedule Python tasks
+            java_options = SCHEDULER_JAVA_OPTIONS
+            conf.setdefault("spark.executor.extraJavaOptions", SCHEDULER_JAVA_OPTIONS)
+        session = spark or build_spark_session(args.master, conf=conf, java_options=java_options)
     except Exception as exc:
         if background is not None:
             background.close()

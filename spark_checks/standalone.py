@@ -103,6 +103,10 @@ class LocalSparkCluster:
         )
         self._processes.append((name, process, log_path, log))
 
+    def worker_pids(self) -> list[int]:
+        """The workers' processes (their executors, and those executors' Python workers, are their children)."""
+        return [process.pid for name, process, _, _ in self._processes if name.startswith("worker")]
+
     def state(self) -> dict[str, Any]:
         """The master's state (``/json/``): workers, active and completed applications."""
         with urllib.request.urlopen(f"{self.master_ui}/json/", timeout=5) as response:
