@@ -512,7 +512,9 @@ def _measure_once(checker: str, path: Path, args: argparse.Namespace, master: st
 def _row(size: int, name: str, figures: dict[str, Any]) -> str:
     if figures.get("out_of_memory"):
         limit = f" (address space limit {figures['limit_gb']:.0f} GB)" if figures.get("limit_gb") else ""
-        return f"{size:>12,} {name:>20}  out of memory{limit} after {figures['wall_s']:.1f} s"
+        peak = figures["tree_peak_mb"] / 1024
+        wall = figures["wall_s"]
+        return f"{size:>12,} {name:>20}  out of memory{limit} after {wall:.1f} s, at {peak:.1f} GiB resident"
     rate = size / figures["wall_s"]
 
     def seconds(key: str) -> str:
