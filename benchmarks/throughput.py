@@ -77,15 +77,9 @@ def pulsar_perf(home: Path, java: Path, url: str, seconds: int, batching: bool) 
 def _produce(perf: str, env: dict[str, str], url: str, topic: str, seconds: int, batching: bool) -> dict[str, float]:
     produce = [perf, "produce", "-u", url, "-r", "1000000", "-s", str(SIZE), "-time", str(seconds), "-o", "5000"]
     if batching:
-        plan = plan_for("", 1, 1, 1, seconds, True)
-        produce += [
-            "-b",
-            str(plan.batch_delay_ms),
-            "-bm",
-            str(plan.batch_max_messages),
-            "-bb",
-            str(plan.batch_max_bytes),
-        ]
+        # the workload's batching settings (WorkloadPlan's defaults: the Python client's)
+        produce += ["-b", str(WorkloadPlan.batch_delay_ms), "-bm", str(WorkloadPlan.batch_max_messages)]
+        produce += ["-bb", str(WorkloadPlan.batch_max_bytes)]
     else:
         produce.append("-db")
     done = subprocess.run([*produce, topic], env=env, capture_output=True, text=True, check=False)

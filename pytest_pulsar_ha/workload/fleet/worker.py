@@ -1,13 +1,13 @@
 """One worker process of a fleet: its share of the producers and consumers on a client of its own.
 
-The worker talks to its conductor over one pipe. It answers ``ready`` once every producer and consumer exists,
-starts sending on ``go`` (the conductor's wall clock origin, the same for every worker), applies ``service``
-(the provider's switches, :mod:`.relay`), stops issuing sends on ``stop_sending`` (then waits for every send in
-flight to resolve and answers ``sent``), and on ``stop`` closes everything and answers ``stopped``. Every
-``flush_s`` it writes the rows gathered since the last flush as one Parquet file (``w<index>-<n>.parquet``, renamed
-into place whole) and sends ``progress``: which sends were acknowledged, failed or received since, so that the
-conductor knows when every acknowledged send was received. A closed pipe (the conductor is gone) ends the worker:
-nothing it started outlives it.
+The worker talks to its conductor over one connection (:mod:`.worker_process`). It answers ``ready`` once every
+producer and consumer exists, starts sending on ``go`` (the conductor's wall clock origin, the same for every
+worker), applies ``service`` (the provider's switches, :mod:`.relay`), stops issuing sends on ``stop_sending``
+(then waits for every send in flight to resolve and answers ``sent``), and on ``stop`` closes everything and
+answers ``stopped``. Every ``flush_s`` it writes the rows gathered since the last flush as one Parquet file
+(``w<index>-<n>.parquet``, renamed into place whole) and sends ``progress``: which sends were acknowledged, failed
+or received since, so that the conductor knows when every acknowledged send was received. A closed connection (the
+conductor is gone) ends the worker: nothing it started outlives it.
 
 The open loop is the single-process driver's: send ``i`` of a producer is due at ``origin + i / rate``; every
 pass of the loop issues each producer's due sends and sleeps a millisecond, and a send issued more than
