@@ -315,12 +315,39 @@ def spark_checker(path: Path, args: argparse.Namespace) -> dict[str, Any]:
             figures["buckets"] = len(history.evidence.layout.files)
     figures["check_s"] = time.monotonic() - checking
     figures.update(_verdict_figures(verdicts))
+    if args.warm:
+        figures["warm_s"] = _warm_checks(spark, path, args, figures["digest"])
     _stop_and_wait(spark)
     if background is not None:
         background.close()
     elif layout_dir is not None:
         shutil.rmtree(layout_dir, ignore_errors=True)
     return figures
+
+
+def _warm_checks(spark: Any, path: Path, args: argparse.Namespace, expected: str) -> list[float]:
+    """``--warm`` more checks of the same history on the session already started, as the pytest plugin runs one
+    scenario's check after another on its session: each timed from the history file to the verdicts (the buckets'
+    layout, in the driver, included), each checked to give the first check's figures."""
+    from spark_checks.layout import lay_out
+    from spark_checks.load import load_history
+
+    buckets = args.checker == "buckets"
+    seconds = []
+    for _ in range(args.warm):
+        began = time.monotonic()
+        layout_dir = Path(tempfile.mkdtemp(prefix="bench-layout-")) if buckets else None
+        if layout_dir is not None:
+            lay_out(path, layout_dir, parallelism=spark.sparkContext.defaultParallelism)
+        options = {"engine": "buckets", "layout_dir": layout_dir, "read": args.reader} if buckets else {}
+        with load_history(spark, str(path), **(options or {"engine": "frame"})) as history:
+            _run_checks(spark, history, args.all_checks)
+            if digest(history.figures) != expected:
+                raise SystemExit(f"a warm check gave other figures: #{digest(history.figures)} vs #{expected}")
+        seconds.append(time.monotonic() - began)
+        if layout_dir is not None:
+            shutil.rmtree(layout_dir, ignore_errors=True)
+    return seconds
 
 
 def vectorised_checker(path: Path) -> dict[str, Any]:
@@ -391,6 +418,7 @@ def run_checker(argv: list[str]) -> None:
     parser.add_argument("--reader", default="arrow")
     parser.add_argument("--no-overlap", dest="overlap", action="store_false")
     parser.add_argument("--memory-limit", type=int, default=0)
+    parser.add_argument("--warm", type=int, default=0)
     args = parser.parse_args(argv)
     began = time.monotonic()
     if args.checker in ("python", "vectorised") and args.memory_limit:
@@ -488,6 +516,7 @@ def _measure_once(checker: str, path: Path, args: argparse.Namespace, master: st
     command += [] if args.overlap else ["--no-overlap"]
     command += ["--executor-memory", args.executor_memory] if args.executor_memory else []
     command += ["--memory-limit", str(args.memory_limit)] if args.memory_limit else []
+    command += ["--warm", str(args.warm)] if args.warm and checker in ("buckets", "frame") else []
     began = time.monotonic()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env) as process:
@@ -501,7 +530,7 @@ def _measure_once(checker: str, path: Path, args: argparse.Namespace, master: st
             return {"out_of_memory": True, "wall_s": wall, "tree_peak_mb": peak / 2**20}
         raise SystemExit(f"{checker} checker failed ({process.returncode}):\n{out[-3000:]}\n{err[-3000:]}")
     figures: dict[str, Any] = json.loads(lines[-1].removeprefix("RESULT "))
-    figures["wall_s"] = wall
+    figures["wall_s"] = wall - sum(figures.get("warm_s", ()))  # a cold check: the warm ones are reported apart
     figures["tree_peak_mb"] = peak / 2**20
     return figures
 
@@ -531,6 +560,32 @@ def _row(size: int, name: str, figures: dict[str, Any]) -> str:
     )
 
 
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def _print_warm(results: dict[str, dict[str, Any]]) -> None:
+    """Each Spark checker's warm checks, and each standalone's median against the local master's of its engine."""
+    warm = {name: _median(f["warm_s"]) for name, f in results.items() if f.get("warm_s")}
+    for name, figures in results.items():
+        if name in warm:
+            listed = ", ".join(f"{value:.1f}" for value in figures["warm_s"])
+            count = len(figures["warm_s"])
+            print(f"  {name}: {count} checks on the started session: {listed} s (median {warm[name]:.1f})")
+    for name, median in warm.items():
+        engine, _, master = name.partition(" ")
+        if not master.startswith("standalone"):
+            continue
+        for other, local in warm.items():
+            if other.startswith(f"{engine} local"):
+                print(
+                    f"  {name} / {other}, per check on a started session: {median:.1f} s / {local:.1f} s "
+                    f"= {median / local:.2f}x (goal: within 1.2x)"
+                )
+
+
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--run-checker":
         run_checker(sys.argv[2:])
@@ -552,6 +607,13 @@ def main() -> None:
     parser.add_argument("--all-checks", action="store_true", help="Spark runs all five checks, not only three")
     parser.add_argument("--python-limit", type=parse_size, default=None, help="skip the Python checker above N")
     parser.add_argument("--repeat", type=int, default=1, help="runs per checker; the median run is reported")
+    parser.add_argument(
+        "--warm",
+        type=int,
+        default=0,
+        metavar="N",
+        help="then N more checks of the history on the same Spark session (as the pytest plugin runs them)",
+    )
     parser.add_argument(
         "--memory-limit", type=parse_size, default=0, help="address-space limit of the single-process checkers"
     )
@@ -621,6 +683,7 @@ def main() -> None:
                             else "after the JVM start"
                         )
                     )
+            _print_warm(results)
             if not args.keep:
                 path.unlink()
     finally:

@@ -16,7 +16,7 @@ A fresh broker runs a ``pulsar-perf`` warm-up first (not counted: its JIT is col
 ratio of the workload's best kept rate to pulsar-perf's msg/s. Needs the binary
 distribution (it has ``bin/pulsar-perf``): 4.0.8 by default.
 
-    python benchmarks/throughput.py --seconds 20 --rates 20000,40000,50000
+    python benchmarks/throughput.py --seconds 20 --rates 20000,40000,50000 --unbatched-rates 10000,20000
 """
 
 from __future__ import annotations
@@ -184,7 +184,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=20, help="seconds of pulsar-perf first, not counted (0: none)")
-    parser.add_argument("--rates", default="20000,40000,50000", help="offered rates of the workload, msg/s")
+    parser.add_argument("--rates", default="20000,40000,50000", help="offered rates of the batched workload, msg/s")
+    parser.add_argument(
+        "--unbatched-rates", default="", help="offered rates of the workload with batching off (default: --rates)"
+    )
     parser.add_argument("--producers", type=int, default=2, help="producers, each in a worker process of its own")
     parser.add_argument("--pulsar-version", default="4.0.8", help="a binary distribution (it has pulsar-perf)")
     args = parser.parse_args()
@@ -205,7 +208,8 @@ def main() -> int:
             rows.append((f"pulsar-perf, batching {'on' if batching else 'off'}", figures))
             print(rows[-1], flush=True)
         for batching in (False, True):
-            for rate in (int(r) for r in args.rates.split(",") if r.strip()):
+            offered = args.rates if batching else (args.unbatched_rates or args.rates)
+            for rate in (int(r) for r in offered.split(",") if r.strip()):
                 figures = ours(url, rate, args.producers, args.seconds, batching, Path(work))
                 rows.append((f"workload {'batched' if batching else 'unbatched'}, {rate:,}/s offered", figures))
                 print(rows[-1], flush=True)

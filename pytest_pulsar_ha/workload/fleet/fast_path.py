@@ -16,16 +16,25 @@ from typing import Any
 Send = Callable[[bytes, str | None, Callable[[Any, Any], None]], None]
 
 
-def sender(producer: Any) -> Send:
-    """``send(payload, partition_key or None, callback)`` for a ``pulsar.Producer`` (bytes schema)."""
+def binding_parts(producer: Any) -> tuple[Any, Any] | None:
+    """(the binding's ``MessageBuilder`` class, the C++ producer's ``send_async``) of a ``pulsar.Producer``, or
+    None where the binding does not look as expected: a hot loop inlines what :func:`sender` does with them."""
     inner = getattr(producer, "_producer", None)
     try:
         import _pulsar  # type: ignore[import-not-found, unused-ignore]
 
         builder = _pulsar.MessageBuilder
     except (ImportError, AttributeError):
-        builder = None
-    if inner is None or builder is None or not hasattr(inner, "send_async"):
+        return None
+    if inner is None or not hasattr(inner, "send_async"):
+        return None
+    return builder, inner.send_async
+
+
+def sender(producer: Any) -> Send:
+    """``send(payload, partition_key or None, callback)`` for a ``pulsar.Producer`` (bytes schema)."""
+    parts = binding_parts(producer)
+    if parts is None:
 
         def public(payload: bytes, key: str | None, callback: Callable[[Any, Any], None]) -> None:
             if key is None:
@@ -34,7 +43,7 @@ def sender(producer: Any) -> Send:
                 producer.send_async(payload, callback, partition_key=key)
 
         return public
-    send_async = inner.send_async
+    builder, send_async = parts
 
     def direct(payload: bytes, key: str | None, callback: Callable[[Any, Any], None]) -> None:
         message = builder()

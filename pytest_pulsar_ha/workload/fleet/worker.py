@@ -23,13 +23,14 @@ import gc
 import random
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from pytest_pulsar_ha.workload.driver import SUBSCRIPTION_TYPES, RatePace
 from pytest_pulsar_ha.workload.fleet.columns import MessageColumns, Names, key_name, progress_of, to_table
 from pytest_pulsar_ha.workload.fleet.config import Service, WorkerConfig
-from pytest_pulsar_ha.workload.fleet.fast_path import receiver, sender
+from pytest_pulsar_ha.workload.fleet.fast_path import binding_parts, receiver, sender
 from pytest_pulsar_ha.workload.fleet.relay import relayed_provider
 
 HEAD_BYTES = 64
@@ -225,82 +226,122 @@ class Worker:
             self.errors.append(f"{producer.name.decode()}#{seq}: {exc!r}")
 
     def produce(self) -> None:
-        """The open loop of every producer of this worker, until ``stop_sending``.
-
-        The hot path: names bound to locals, the message built with the client's own binding
-        (:func:`.fast_path.sender`), and, for a producer whose sends resolve in order, no Python callback: the
-        client calls the ``__setitem__`` of an empty dict per send (a C function: the callback thread runs no
-        Python frame, which costs the worker more than half of its time otherwise) and :meth:`stamp` reads the
-        boxes. A send that would exceed ``max_pending`` in flight fails at once, as the client's full queue would
-        (the client's queue is never the one that is full, so it resolves every send in order)."""
-        import pulsar
-
+        """The open loop of every producer of this worker, until ``stop_sending``: every millisecond, each
+        producer's due sends (:meth:`_issuer`)."""
         rate = self.config.rate_per_second
-        interval_ns = 1e9 / rate
-        origin_ns, origin_mono = self.origin_ns, self.origin_mono
-        stop, columns, resolved = self.stop_sending, self.columns, self._resolved
-        monotonic, time_ns, partial = time.monotonic, time.time_ns, functools.partial
-        keys = [key_name(k) for k in range(self.config.keys)]
-        limit = self.config.max_pending
-        full = f"ProducerQueueIsFull ({limit} sends in flight)"
-        loops = [(p, sender(p.handle), p.pad, p.name, p.pace, p.boxes) for p in self.producers]
+        origin_mono = self.origin_mono
+        stop, monotonic = self.stop_sending, time.monotonic
+        issuers = [self._issuer(producer) for producer in self.producers]
         while not stop.is_set():
             elapsed = monotonic() - origin_mono
             if elapsed < 0:  # the common origin is still ahead
                 time.sleep(min(-elapsed, 0.01))
                 continue
             due = int(elapsed * rate) + 1  # send i (0-based) is due at i / rate
-            for producer, send, pad, name, pace, boxes in loops:
-                seq = producer.issued
-                while seq < due:
-                    pace.issued(elapsed - seq / rate)
-                    seq += 1
-                    producer.issued = seq
-                    key = producer.rng.randrange(producer.keys) if producer.keys else -1
-                    head = b"%s#%d#" % (name, seq)
-                    columns.rows.sends.append(
-                        (time_ns(), producer.index, seq, key, origin_ns + int((seq - 1) * interval_ns))
-                    )
-                    if seq - producer.resolved > limit:
-                        columns.rows.errors.append((time_ns(), producer.index, seq, key, full))
-                        producer.resolved += 1
-                        continue
-                    try:
-                        if producer.in_order:
-                            box: dict[Any, Any] = {}
-                            boxes.append((seq, key, box))
-                            send(head + pad[len(head) :], keys[key] if key >= 0 else None, box.__setitem__)
-                        else:
-                            callback = partial(resolved, producer, seq, key)
-                            send(head + pad[len(head) :], keys[key] if key >= 0 else None, callback)
-                    except pulsar.PulsarException as exc:
-                        columns.rows.errors.append((time_ns(), producer.index, seq, key, str(exc)))
-                        producer.resolved += 1
+            for issue in issuers:
+                issue(due, elapsed)
             time.sleep(0.001)
+
+    def _issuer(self, producer: _Producer) -> Callable[[int, float], None]:
+        """``issue(due, elapsed)``: ``producer``'s sends up to ``due`` (1-based), noted as issued at ``elapsed``.
+
+        The hot path: every name bound to a local, the message built with the client's own binding
+        (:func:`.fast_path.binding_parts`, inlined), and, for a producer whose sends resolve in order, no Python
+        callback: the client calls the ``__setitem__`` of an empty dict per send (a C function: the callback
+        thread runs no Python frame, which costs the worker more than half of its time otherwise) and
+        :meth:`stamp` reads the boxes. A send that would exceed ``max_pending`` in flight fails at once, as the
+        client's full queue would (the client's queue is never the one that is full, so it resolves every send in
+        order)."""
+        import pulsar
+
+        rate = self.config.rate_per_second
+        interval_ns = 1e9 / rate
+        origin_ns = self.origin_ns
+        sends_append, errors_append = self.columns.rows.sends.append, self.columns.rows.errors.append
+        time_ns, partial, resolved = time.time_ns, functools.partial, self._resolved
+        keys = [key_name(k) for k in range(self.config.keys)]
+        randrange, key_count = producer.rng.randrange, producer.keys
+        limit = self.config.max_pending
+        full = f"ProducerQueueIsFull ({limit} sends in flight)"
+        index, name, pace, boxes_append, in_order = (
+            producer.index,
+            producer.name,
+            producer.pace,
+            producer.boxes.append,
+            producer.in_order,
+        )
+        pad = producer.pad
+        tails = [pad[n:] for n in range(HEAD_BYTES)]
+        """the payload after a head of each length: no slice of the pad per send"""
+        parts = binding_parts(producer.handle)
+        builder: Any = None if parts is None else parts[0]
+        send_async: Any = None if parts is None else parts[1]
+        send = sender(producer.handle)
+        failure = pulsar.PulsarException
+
+        def issue(due: int, elapsed: float) -> None:
+            first = producer.issued
+            if first >= due:
+                return
+            pace.issued_range(first, due, elapsed, rate)
+            for seq in range(first + 1, due + 1):
+                key = randrange(key_count) if key_count else -1
+                head = b"%s#%d#" % (name, seq)
+                sends_append((time_ns(), index, seq, key, origin_ns + int((seq - 1) * interval_ns)))
+                if seq - producer.resolved > limit:
+                    errors_append((time_ns(), index, seq, key, full))
+                    producer.resolved += 1
+                    continue
+                size = len(head)
+                payload = head + (tails[size] if size < HEAD_BYTES else pad[size:])
+                callback: Callable[[Any, Any], None]
+                if in_order:
+                    box: dict[Any, Any] = {}
+                    boxes_append((seq, key, box))
+                    callback = box.__setitem__
+                else:
+                    callback = partial(resolved, producer, seq, key)
+                try:
+                    if builder is not None:
+                        message = builder()
+                        message.content(payload)
+                        if key >= 0:
+                            message.partition_key(keys[key])
+                        send_async(message.build(), callback)
+                    else:
+                        send(payload, keys[key] if key >= 0 else None, callback)
+                except failure as exc:
+                    errors_append((time_ns(), index, seq, key, str(exc)))
+                    producer.resolved += 1
+            producer.issued = due
+
+        return issue
 
     def stamp(self) -> None:
         """Every millisecond, each in-order producer's resolved sends, oldest first, as acks or send errors
         stamped with the time they were seen (within about a millisecond of the client's callback; a send
         resolved before an older one of its producer is stamped with it). Runs until ``stop_stamping``."""
-        ok, time_ns = self._ok, time.time_ns
+        ok, time_ns, sleep = self._ok, time.time_ns, time.sleep
+        acks_append, errors_append = self.columns.rows.acks.append, self.columns.rows.errors.append
         producers = [p for p in self.producers if p.in_order]
         while True:
             last = self.stop_stamping.is_set()
             now = time_ns()
             for producer in producers:
                 boxes, index = producer.boxes, producer.index
+                popleft, done = boxes.popleft, 0
                 while boxes and boxes[0][2]:
-                    seq, key, box = boxes.popleft()
+                    seq, key, box = popleft()
                     ((result, message_id),) = box.items()
-                    if result == ok:
-                        ledger, entry = message_id.ledger_id(), message_id.entry_id()
-                        self.columns.rows.acks.append((now, index, seq, key, ledger, entry, -1))  # not partitioned
+                    if result == ok:  # not partitioned: partition -1
+                        acks_append((now, index, seq, key, message_id.ledger_id(), message_id.entry_id(), -1))
                     else:
-                        self.columns.rows.errors.append((now, index, seq, key, str(result)))
-                    producer.resolved += 1
+                        errors_append((now, index, seq, key, str(result)))
+                    done += 1
+                producer.resolved += done
             if last:
                 return
-            time.sleep(0.001)
+            sleep(0.001)
 
     def wait_resolved(self, timeout_s: float) -> None:
         """Flush the producers and wait until every send issued was acknowledged or failed (bounded)."""
@@ -322,16 +363,16 @@ class Worker:
         import pulsar
 
         producers: dict[bytes, str] = {}
-        rows = self.columns
+        receipts_append = self.columns.rows.receipts.append
         delay = self.config.consumer_delay_s
         receive, acknowledge = receiver(consumer)
-        time_ns = time.time_ns
+        time_ns, stopped, failure = time.time_ns, self.stop.is_set, pulsar.PulsarException
         topic = self.config.consumers[index].topic
         keyed = self.config.keys > 0
-        while not self.stop.is_set():
+        while not stopped():
             try:
                 message = receive(500)
-            except pulsar.PulsarException:
+            except failure:
                 continue
             ts = time_ns()
             data = message.data()
@@ -344,7 +385,7 @@ class Worker:
                 if name is None:
                     name = producers[raw] = raw.decode("utf-8", "replace")
                 mid = message.message_id()
-                rows.rows.receipts.append(
+                receipts_append(
                     (
                         ts,
                         index,
@@ -360,7 +401,7 @@ class Worker:
                 )
             if delay:
                 self.stop.wait(delay)
-            with contextlib.suppress(pulsar.PulsarException):
+            with contextlib.suppress(failure):
                 acknowledge(message)
 
     # -- the history --------------------------------------------------------------------------------------
