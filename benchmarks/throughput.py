@@ -29,6 +29,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -50,6 +51,73 @@ THROUGHPUT = re.compile(r"Aggregated throughput stats --- (\d+) records (?:sent|
 LATENCY = re.compile(
     r"Aggregated latency stats --- Latency: mean:\s*([\d.]+) ms - med:\s*([\d.]+) .*?99pct:\s*([\d.]+)"
 )
+
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _descendants() -> dict[int, tuple[float, str]]:
+    """Every process under this one: pid -> (CPU seconds so far, user and system, all threads; command line)."""
+    parents: dict[int, int] = {}
+    found: dict[int, tuple[float, str]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            command = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:  # gone meanwhile
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        parents[int(entry)] = int(fields[1])
+        found[int(entry)] = ((int(fields[11]) + int(fields[12])) / CLOCK_TICKS, command)
+    ours_ = {os.getpid()}
+    changed = True
+    while changed:
+        changed = False
+        for pid, parent in parents.items():
+            if parent in ours_ and pid not in ours_:
+                ours_.add(pid)
+                changed = True
+    return {pid: found[pid] for pid in ours_ if pid in found}
+
+
+def _role(pid: int, command: str, workers: dict[int, str]) -> str:
+    if pid == os.getpid():
+        return "this process"
+    if pid in workers:
+        return f"worker ({workers[pid]})"
+    if "PulsarStandaloneStarter" in command:
+        return "broker (standalone)"
+    if "PulsarPerfTestTool" in command:
+        return "pulsar-perf " + ("produce" if " produce " in command else "consume")
+    return "other (toxiproxy, shells)"
+
+
+class CpuShare:
+    """Cores used by each process under this one over a window of a run (``/proc``: user and system time of all
+    its threads): where the two cores go."""
+
+    def __init__(self, delay_s: float, window_s: float, workers: Any = None) -> None:
+        self.delay_s, self.window_s, self.workers = delay_s, window_s, workers
+        self.cores: dict[str, float] = {}
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        time.sleep(self.delay_s)
+        before, began = _descendants(), time.monotonic()
+        time.sleep(self.window_s)
+        after, span = _descendants(), time.monotonic() - began
+        workers = self.workers() if callable(self.workers) else {}
+        for pid, (seconds, command) in after.items():
+            role = _role(pid, command, workers)
+            used = seconds - before.get(pid, (seconds, ""))[0]
+            self.cores[role] = self.cores.get(role, 0.0) + used / span
+
+    def result(self) -> dict[str, float]:
+        self._thread.join()
+        return {role: round(cores, 2) for role, cores in sorted(self.cores.items()) if cores >= 0.005}
 
 
 def pulsar_perf(home: Path, java: Path, url: str, seconds: int, batching: bool) -> dict[str, float]:
@@ -82,12 +150,14 @@ def _produce(perf: str, env: dict[str, str], url: str, topic: str, seconds: int,
         produce += ["-bb", str(WorkloadPlan.batch_max_bytes)]
     else:
         produce.append("-db")
+    share = CpuShare(5.0, max(seconds - 8.0, 2.0))  # the middle of the run: the JVMs started, still sending
     done = subprocess.run([*produce, topic], env=env, capture_output=True, text=True, check=False)
     text = done.stdout + done.stderr
     rate, latency = THROUGHPUT.findall(text), LATENCY.findall(text)
     if done.returncode != 0 or not rate or not latency:
         raise SystemExit(f"pulsar-perf produce failed ({done.returncode}):\n{text[-3000:]}")
-    return {"msg_s": float(rate[-1][1]), "p50_ms": float(latency[-1][1]), "p99_ms": float(latency[-1][2])}
+    figures = {"msg_s": float(rate[-1][1]), "p50_ms": float(latency[-1][1]), "p99_ms": float(latency[-1][2])}
+    return {**figures, "cores": share.result()}
 
 
 def plan_for(topic: str, rate: int, producers: int, consumers: int, seconds: int, batching: bool) -> WorkloadPlan:
@@ -146,6 +216,7 @@ def ours(url: str, rate: int, producers: int, seconds: int, batching: bool, work
         plan, EventLog(), FleetTarget(Service(url)), processes=producers + 1, parts_dir=parts, into_log=False
     )
     fleet.start()
+    share = CpuShare(4.0, max(seconds - 6.0, 2.0), fleet.worker_processes)
     try:
         time.sleep(seconds)
         fleet.stop_sending()
@@ -169,6 +240,7 @@ def ours(url: str, rate: int, producers: int, seconds: int, batching: bool, work
         "events": float(figures["rows"]),
         "errors": float(figures["errors"]),
         "history_mb": figures["bytes"] / 1e6,
+        "cores": share.result(),
         "why": "; ".join(
             [
                 *shortfalls[:1],
@@ -226,6 +298,12 @@ def main() -> int:
         history = f"{f['history_mb']:>7.1f} MB" if "history_mb" in f else ""
         print(f"{label:<38} {f['msg_s']:>10,.0f} {f['p50_ms']:>8.1f} {f['p99_ms']:>8.1f}  {history:>10}  {kept}")
     print(f"workload: {args.producers} producers and 1 consumer, each in a worker process; history: Parquet parts")
+    print("cores used over the middle of each run (/proc: user + system time of every thread, per process):")
+    for label, f in rows:
+        if f.get("cores"):
+            total = sum(f["cores"].values())
+            shares = ", ".join(f"{role} {cores:.2f}" for role, cores in f["cores"].items())
+            print(f"  {label}: {total:.2f} in all: {shares}")
     for batching in ("off", "on"):
         label = "batched" if batching == "on" else "unbatched"
         best = max((f["msg_s"] for name, f in rows if name.startswith(f"workload {label},") and f["kept"]), default=0.0)

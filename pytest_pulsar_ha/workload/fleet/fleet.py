@@ -55,6 +55,11 @@ GO_AHEAD_S = 0.2
 """The common origin of the open loops is this far ahead of the ``go`` command, so every worker starts on it."""
 
 
+def _names(config: WorkerConfig) -> str:
+    """What a worker runs: its producers' and consumers' names."""
+    return ", ".join([p.name for p in config.producers] + [c.name for c in config.consumers])
+
+
 class FleetError(RuntimeError):
     """A worker could not start, or died."""
 
@@ -107,6 +112,7 @@ class FleetWorkload:
         self._relay: ProviderRelay | None = None
         self._relayed: list[tuple[str, int]] = []
         self._stopped = False
+        self._roles: dict[int, str] = {}
 
     # -- start ---------------------------------------------------------------------------------------------
 
@@ -153,6 +159,7 @@ class FleetWorkload:
         key = secrets.token_bytes(32)
         address = str(self.parts_dir.parent / f".fleet-{secrets.token_hex(4)}.sock")
         configs = self._configs()
+        self._roles = {c.index: _names(c) for c in configs}
         with Listener(address, family="AF_UNIX", authkey=key) as listener:
             for config in configs:
                 self._handles.append(self._spawn(config, listener, key, address))
@@ -291,6 +298,10 @@ class FleetWorkload:
                 if sent:
                     delays.append((applied - max(sent)) / 1e9)
         return delays
+
+    def worker_processes(self) -> dict[int, str]:
+        """The process id of each worker started, and what it runs (its producers' and consumers' names)."""
+        return {handle.process.pid: self._roles.get(handle.index, "") for handle in self._handles}
 
     def describe(self) -> str:
         """One line for the run's facts: the workers, and how late the relayed switches reached them."""
