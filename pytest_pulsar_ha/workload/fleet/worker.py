@@ -16,25 +16,20 @@ pass of the loop issues each producer's due sends and sleeps a millisecond, and 
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import functools
 import gc
-import random
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pytest_pulsar_ha.workload.driver import SUBSCRIPTION_TYPES, RatePace
-from pytest_pulsar_ha.workload.fleet.columns import MessageColumns, Names, key_name, progress_of, to_table
+from pytest_pulsar_ha.workload.driver import SUBSCRIPTION_TYPES
+from pytest_pulsar_ha.workload.fleet.columns import MessageColumns, Names, progress_of, to_table
 from pytest_pulsar_ha.workload.fleet.config import Service, WorkerConfig
-from pytest_pulsar_ha.workload.fleet.fast_path import binding_parts, receiver, sender
+from pytest_pulsar_ha.workload.fleet.fast_path import receiver
+from pytest_pulsar_ha.workload.fleet.producing import HEAD_BYTES, ProducerState, issuer, stamp
 from pytest_pulsar_ha.workload.fleet.relay import relayed_provider
-
-HEAD_BYTES = 64
-"""A payload starts with ``<producer>#<seq>#``: the consumer reads the sender from these first bytes."""
 
 
 def parse_head(data: bytes) -> tuple[bytes, int] | None:
@@ -48,26 +43,6 @@ def parse_head(data: bytes) -> tuple[bytes, int] | None:
         return head[:first], int(head[first + 1 : second])
     except ValueError:
         return None
-
-
-class _Producer:
-    """One producer's open loop state."""
-
-    def __init__(self, index: int, name: str, handle: Any, config: WorkerConfig) -> None:
-        self.index = index
-        self.name = name.encode()
-        self.handle = handle
-        self.rng = random.Random(f"{config.seed}/{name}")
-        self.keys = config.keys
-        self.pad = b"." * config.message_size
-        self.issued = 0
-        self.resolved = 0
-        self.pace = RatePace()
-        self.in_order = False
-        """a non-partitioned topic: the client resolves this producer's sends in the order they were issued, so
-        they go into ``boxes`` and the stamper reads them (else each send has a Python callback)"""
-        self.boxes: collections.deque[tuple[int, int, dict[Any, Any]]] = collections.deque()
-        """(seq, key, box) of each send issued and not yet read by the stamper, oldest first"""
 
 
 class Worker:
@@ -92,7 +67,7 @@ class Worker:
         self.stop_stamping = threading.Event()
         self.partitioned: dict[str, bool] = {}
         self.conductor_gone = threading.Event()
-        self.producers: list[_Producer] = []
+        self.producers: list[ProducerState] = []
         self.consumers: list[Any] = []
         self.clients: list[Any] = []
         self.provider: Any = None
@@ -206,13 +181,13 @@ class Worker:
                     block_if_queue_full=False,
                 )
             )
-            state = _Producer(index, producer.name, handle, config)
+            state = ProducerState(index, producer.name, handle, config)
             state.in_order = not self._partitioned(client, producer.topic)
             self.producers.append(state)
 
     # -- sending ------------------------------------------------------------------------------------------
 
-    def _resolved(self, producer: _Producer, seq: int, key: int, result: Any, message_id: Any) -> None:
+    def _resolved(self, producer: ProducerState, seq: int, key: int, result: Any, message_id: Any) -> None:
         """The client's callback for one send: an ack or a send error (must not raise: kept in ``errors``)."""
         try:
             ts = time.time_ns()
@@ -227,11 +202,11 @@ class Worker:
 
     def produce(self) -> None:
         """The open loop of every producer of this worker, until ``stop_sending``: every millisecond, each
-        producer's due sends (:meth:`_issuer`)."""
+        producer's due sends (:func:`.producing.issuer`)."""
         rate = self.config.rate_per_second
         origin_mono = self.origin_mono
         stop, monotonic = self.stop_sending, time.monotonic
-        issuers = [self._issuer(producer) for producer in self.producers]
+        issuers = [issuer(p, self.config, self.columns, self.origin_ns, self._resolved) for p in self.producers]
         while not stop.is_set():
             elapsed = monotonic() - origin_mono
             if elapsed < 0:  # the common origin is still ahead
@@ -242,106 +217,9 @@ class Worker:
                 issue(due, elapsed)
             time.sleep(0.001)
 
-    def _issuer(self, producer: _Producer) -> Callable[[int, float], None]:
-        """``issue(due, elapsed)``: ``producer``'s sends up to ``due`` (1-based), noted as issued at ``elapsed``.
-
-        The hot path: every name bound to a local, the message built with the client's own binding
-        (:func:`.fast_path.binding_parts`, inlined), and, for a producer whose sends resolve in order, no Python
-        callback: the client calls the ``__setitem__`` of an empty dict per send (a C function: the callback
-        thread runs no Python frame, which costs the worker more than half of its time otherwise) and
-        :meth:`stamp` reads the boxes. A send that would exceed ``max_pending`` in flight fails at once, as the
-        client's full queue would (the client's queue is never the one that is full, so it resolves every send in
-        order)."""
-        import pulsar
-
-        rate = self.config.rate_per_second
-        interval_ns = 1e9 / rate
-        origin_ns = self.origin_ns
-        sends_append, errors_append = self.columns.rows.sends.append, self.columns.rows.errors.append
-        time_ns, partial, resolved = time.time_ns, functools.partial, self._resolved
-        keys = [key_name(k) for k in range(self.config.keys)]
-        randrange, key_count = producer.rng.randrange, producer.keys
-        limit = self.config.max_pending
-        full = f"ProducerQueueIsFull ({limit} sends in flight)"
-        index, name, pace, boxes_append, in_order = (
-            producer.index,
-            producer.name,
-            producer.pace,
-            producer.boxes.append,
-            producer.in_order,
-        )
-        pad = producer.pad
-        tails = [pad[n:] for n in range(HEAD_BYTES)]
-        """the payload after a head of each length: no slice of the pad per send"""
-        parts = binding_parts(producer.handle)
-        builder: Any = None if parts is None else parts[0]
-        send_async: Any = None if parts is None else parts[1]
-        send = sender(producer.handle)
-        failure = pulsar.PulsarException
-
-        def issue(due: int, elapsed: float) -> None:
-            first = producer.issued
-            if first >= due:
-                return
-            pace.issued_range(first, due, elapsed, rate)
-            for seq in range(first + 1, due + 1):
-                key = randrange(key_count) if key_count else -1
-                head = b"%s#%d#" % (name, seq)
-                sends_append((time_ns(), index, seq, key, origin_ns + int((seq - 1) * interval_ns)))
-                if seq - producer.resolved > limit:
-                    errors_append((time_ns(), index, seq, key, full))
-                    producer.resolved += 1
-                    continue
-                size = len(head)
-                payload = head + (tails[size] if size < HEAD_BYTES else pad[size:])
-                callback: Callable[[Any, Any], None]
-                if in_order:
-                    box: dict[Any, Any] = {}
-                    boxes_append((seq, key, box))
-                    callback = box.__setitem__
-                else:
-                    callback = partial(resolved, producer, seq, key)
-                try:
-                    if builder is not None:
-                        message = builder()
-                        message.content(payload)
-                        if key >= 0:
-                            message.partition_key(keys[key])
-                        send_async(message.build(), callback)
-                    else:
-                        send(payload, keys[key] if key >= 0 else None, callback)
-                except failure as exc:
-                    errors_append((time_ns(), index, seq, key, str(exc)))
-                    producer.resolved += 1
-            producer.issued = due
-
-        return issue
-
     def stamp(self) -> None:
-        """Every millisecond, each in-order producer's resolved sends, oldest first, as acks or send errors
-        stamped with the time they were seen (within about a millisecond of the client's callback; a send
-        resolved before an older one of its producer is stamped with it). Runs until ``stop_stamping``."""
-        ok, time_ns, sleep = self._ok, time.time_ns, time.sleep
-        acks_append, errors_append = self.columns.rows.acks.append, self.columns.rows.errors.append
-        producers = [p for p in self.producers if p.in_order]
-        while True:
-            last = self.stop_stamping.is_set()
-            now = time_ns()
-            for producer in producers:
-                boxes, index = producer.boxes, producer.index
-                popleft, done = boxes.popleft, 0
-                while boxes and boxes[0][2]:
-                    seq, key, box = popleft()
-                    ((result, message_id),) = box.items()
-                    if result == ok:  # not partitioned: partition -1
-                        acks_append((now, index, seq, key, message_id.ledger_id(), message_id.entry_id(), -1))
-                    else:
-                        errors_append((now, index, seq, key, str(result)))
-                    done += 1
-                producer.resolved += done
-            if last:
-                return
-            sleep(0.001)
+        """The stamper thread (:func:`.producing.stamp`), until ``stop_stamping``."""
+        stamp(self.producers, self.columns, self._ok, self.stop_stamping)
 
     def wait_resolved(self, timeout_s: float) -> None:
         """Flush the producers and wait until every send issued was acknowledged or failed (bounded)."""

@@ -67,3 +67,52 @@ def test_workers_follow_a_relayed_switch_and_leave_a_complete_history(
     delays = fleet.relay_delays_s()
     assert len(delays) == 3 and max(delays) < 0.5, delays  # each worker applied it (the consumer's too)
     assert fleet.describe().startswith("3 worker processes; 1 switch relayed, applied at most ")
+
+
+def test_a_partitioned_topic_with_key_shared_consumers_in_two_processes(
+    pulsar_ha: PulsarHaEnvironment, tmp_path: Path
+) -> None:
+    """The fleet's other paths: producers of a partitioned topic (sends resolve per partition, each with its
+    callback), two Key_Shared consumers in processes of their own (topic and partition asked of each message)."""
+    env = pulsar_ha
+    namespace = env.create_geo_namespace()
+    topic = f"persistent://{namespace}/fleet-partitioned"
+    env.cluster("cluster-a").admin.put(f"persistent/{namespace}/fleet-partitioned/partitions", 3)
+    plan = WorkloadPlan([topic], 2, 2, "key_shared", 16, RATE, 256, 8.0, False, 10_000, 11, batching=True)
+    log = EventLog()
+    service = Service(env.cluster("cluster-a").service_url, env.cluster("cluster-a").token)
+    fleet = FleetWorkload(
+        plan,
+        log,
+        FleetTarget(service),
+        processes=3,
+        parts_dir=tmp_path / "history.parts",
+        client_options=env.client_options,
+        seeded=env.seeded_ledger_ids(),
+        registry=env.registry,
+    )
+    fleet.start()
+    try:
+        time.sleep(6)
+        fleet.stop_sending()
+        assert fleet.drain(60), "not every acknowledged send was received"
+        assert fleet.rate_shortfalls() == []
+    finally:
+        fleet.stop()
+    events = log.snapshot()
+    sends = [e for e in events if e.type == SEND]
+    acks = [e for e in events if e.type == ACK]
+    receipts = [e for e in events if e.type == RECEIVE]
+    assert len(sends) >= 2 * RATE * 5
+    assert {(e.producer, e.seq) for e in acks} == {(e.producer, e.seq) for e in sends}
+    assert {(e.producer, e.seq) for e in receipts} >= {(e.producer, e.seq) for e in acks}
+    partitions = {int(str(e.message_id).rsplit(":", 1)[1]) for e in acks}
+    assert partitions == {0, 1, 2}, "the acks' message ids carry the partition each send went to"
+    assert {e.topic for e in receipts} == {f"{topic}-partition-{n}" for n in range(3)}
+    assert {e.process for e in receipts} == {"consumer-0", "consumer-1"}, "both Key_Shared consumers received"
+    by_key: dict[tuple[str | None, str | None, str | None], list[int]] = {}
+    for receipt in receipts:
+        assert receipt.key is not None and receipt.key.startswith("k")
+        by_key.setdefault((receipt.process, receipt.producer, receipt.key), []).append(int(receipt.seq or 0))
+    # (a batch of mixed keys goes to the consumer of its first key: a key may reach both, each in order)
+    assert all(seqs == sorted(seqs) for seqs in by_key.values()), "each consumer gets a key's messages in order"
