@@ -4,12 +4,13 @@ through the relay, and leave a complete history (every acknowledged send receive
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from pulsar_ha_providers import EventHub, SwitchEvent
-from pytest_pulsar_ha.history import ACK, RECEIVE, SEND, EventLog
+from pytest_pulsar_ha.history import ACK, RECEIVE, SEND, Event, EventLog
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
 from pytest_pulsar_ha.workload.driver import WorkloadPlan
 from pytest_pulsar_ha.workload.fleet.config import Service
@@ -18,6 +19,33 @@ from pytest_pulsar_ha.workload.fleet.fleet import FleetTarget, FleetWorkload
 pytestmark = [pytest.mark.real_clusters, pytest.mark.matrix]  # make scenarios runs it (kept-out table)
 
 RATE = 1000  # per producer
+
+
+def _run(
+    env: PulsarHaEnvironment, plan: WorkloadPlan, target: FleetTarget, tmp_path: Path, during: Callable[[], None]
+) -> tuple[FleetWorkload, list[Event]]:
+    """The fleet of ``plan`` in 3 processes: started, ``during()``, stopped once every acknowledged send was
+    received (and none of its producers fell behind); the fleet and its merged history."""
+    log = EventLog()
+    fleet = FleetWorkload(
+        plan,
+        log,
+        target,
+        processes=3,
+        parts_dir=tmp_path / "history.parts",
+        client_options=env.client_options,
+        seeded=env.seeded_ledger_ids(),
+        registry=env.registry,
+    )
+    fleet.start()
+    try:
+        during()
+        fleet.stop_sending()
+        assert fleet.drain(60), "not every acknowledged send was received"
+        assert fleet.rate_shortfalls() == []
+    finally:
+        fleet.stop()
+    return fleet, log.snapshot()
 
 
 def test_workers_follow_a_relayed_switch_and_leave_a_complete_history(
@@ -30,29 +58,16 @@ def test_workers_follow_a_relayed_switch_and_leave_a_complete_history(
     )
     services = {name: Service(env.cluster(name).service_url, env.cluster(name).token) for name in env.names}
     hub = EventHub()
-    log = EventLog()
-    fleet = FleetWorkload(
-        plan,
-        log,
-        FleetTarget(services["cluster-a"], services, hub),
-        processes=3,
-        parts_dir=tmp_path / "history.parts",
-        client_options=env.client_options,
-        seeded=env.seeded_ledger_ids(),
-        registry=env.registry,
-    )
-    fleet.start()
-    try:
+    switched: list[int] = []
+
+    def switch() -> None:
         time.sleep(4)
-        switched_ns = time.time_ns()
+        switched.append(time.time_ns())
         hub.publish(SwitchEvent("cluster-a", "cluster-b", "test"))  # as our provider does once it switched
         time.sleep(4)
-        fleet.stop_sending()
-        assert fleet.drain(60), "not every acknowledged send was received"
-        assert fleet.rate_shortfalls() == []
-    finally:
-        fleet.stop()
-    events = log.snapshot()
+
+    fleet, events = _run(env, plan, FleetTarget(services["cluster-a"], services, hub), tmp_path, switch)
+    switched_ns = switched[0]
     assert len(fleet.part_files()) > 1 and events == sorted(events, key=lambda e: e.ts_ns)
     sends = [e for e in events if e.type == SEND]
     acks = [e for e in events if e.type == ACK]
@@ -79,27 +94,8 @@ def test_a_partitioned_topic_with_key_shared_consumers_in_two_processes(
     topic = f"persistent://{namespace}/fleet-partitioned"
     env.cluster("cluster-a").admin.put(f"persistent/{namespace}/fleet-partitioned/partitions", 3)
     plan = WorkloadPlan([topic], 2, 2, "key_shared", 16, RATE, 256, 8.0, False, 10_000, 11, batching=True)
-    log = EventLog()
     service = Service(env.cluster("cluster-a").service_url, env.cluster("cluster-a").token)
-    fleet = FleetWorkload(
-        plan,
-        log,
-        FleetTarget(service),
-        processes=3,
-        parts_dir=tmp_path / "history.parts",
-        client_options=env.client_options,
-        seeded=env.seeded_ledger_ids(),
-        registry=env.registry,
-    )
-    fleet.start()
-    try:
-        time.sleep(6)
-        fleet.stop_sending()
-        assert fleet.drain(60), "not every acknowledged send was received"
-        assert fleet.rate_shortfalls() == []
-    finally:
-        fleet.stop()
-    events = log.snapshot()
+    _, events = _run(env, plan, FleetTarget(service), tmp_path, lambda: time.sleep(6))
     sends = [e for e in events if e.type == SEND]
     acks = [e for e in events if e.type == ACK]
     receipts = [e for e in events if e.type == RECEIVE]
