@@ -339,8 +339,10 @@ def _warm_checks(spark: Any, path: Path, args: argparse.Namespace, expected: str
         layout_dir = Path(tempfile.mkdtemp(prefix="bench-layout-")) if buckets else None
         if layout_dir is not None:
             lay_out(path, layout_dir, parallelism=spark.sparkContext.defaultParallelism)
-        options = {"engine": "buckets", "layout_dir": layout_dir, "read": args.reader} if buckets else {}
-        with load_history(spark, str(path), **(options or {"engine": "frame"})) as history:
+        options = (
+            {"engine": "buckets", "layout_dir": layout_dir, "read": args.reader} if buckets else {"engine": "frame"}
+        )
+        with load_history(spark, str(path), **options) as history:
             _run_checks(spark, history, args.all_checks)
             if digest(history.figures) != expected:
                 raise SystemExit(f"a warm check gave other figures: #{digest(history.figures)} vs #{expected}")

@@ -17,8 +17,9 @@ Send = Callable[[bytes, str | None, Callable[[Any, Any], None]], None]
 
 
 def binding_parts(producer: Any) -> tuple[Any, Any] | None:
-    """(the binding's ``MessageBuilder`` class, the C++ producer's ``send_async``) of a ``pulsar.Producer``, or
-    None where the binding does not look as expected: a hot loop inlines what :func:`sender` does with them."""
+    """(the binding's ``MessageBuilder`` class, the C++ producer's ``send_async``) of a ``pulsar.Producer``, for a
+    hot loop to build and send with inline (no Python frame per send); None where the binding does not look as
+    expected: then :func:`public_sender`."""
     inner = getattr(producer, "_producer", None)
     try:
         import _pulsar  # type: ignore[import-not-found, unused-ignore]
@@ -31,28 +32,16 @@ def binding_parts(producer: Any) -> tuple[Any, Any] | None:
     return builder, inner.send_async
 
 
-def sender(producer: Any) -> Send:
-    """``send(payload, partition_key or None, callback)`` for a ``pulsar.Producer`` (bytes schema)."""
-    parts = binding_parts(producer)
-    if parts is None:
+def public_sender(producer: Any) -> Send:
+    """``send(payload, partition_key or None, callback)`` through ``pulsar.Producer.send_async`` (bytes schema)."""
 
-        def public(payload: bytes, key: str | None, callback: Callable[[Any, Any], None]) -> None:
-            if key is None:
-                producer.send_async(payload, callback)
-            else:
-                producer.send_async(payload, callback, partition_key=key)
+    def send(payload: bytes, key: str | None, callback: Callable[[Any, Any], None]) -> None:
+        if key is None:
+            producer.send_async(payload, callback)
+        else:
+            producer.send_async(payload, callback, partition_key=key)
 
-        return public
-    builder, send_async = parts
-
-    def direct(payload: bytes, key: str | None, callback: Callable[[Any, Any], None]) -> None:
-        message = builder()
-        message.content(payload)
-        if key is not None:
-            message.partition_key(key)
-        send_async(message.build(), callback)
-
-    return direct
+    return send
 
 
 def receiver(consumer: Any) -> tuple[Callable[[int], Any], Callable[[Any], None]]:

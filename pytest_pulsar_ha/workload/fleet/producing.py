@@ -15,7 +15,7 @@ from typing import Any
 from pytest_pulsar_ha.workload.driver import RatePace
 from pytest_pulsar_ha.workload.fleet.columns import MessageColumns, key_name
 from pytest_pulsar_ha.workload.fleet.config import WorkerConfig
-from pytest_pulsar_ha.workload.fleet.fast_path import binding_parts, sender
+from pytest_pulsar_ha.workload.fleet.fast_path import binding_parts, public_sender
 
 HEAD_BYTES = 64
 """A payload starts with ``<producer>#<seq>#``: the consumer reads the sender from these first bytes."""
@@ -82,7 +82,7 @@ def issuer(
     parts = binding_parts(producer.handle)
     builder: Any = None if parts is None else parts[0]
     send_async: Any = None if parts is None else parts[1]
-    send = sender(producer.handle)
+    send: Any = public_sender(producer.handle) if parts is None else None
     failure = pulsar.PulsarException
 
     def issue(due: int, elapsed: float) -> None:
@@ -114,7 +114,7 @@ def issuer(
                     if key >= 0:
                         message.partition_key(keys[key])
                     send_async(message.build(), callback)
-                else:
+                else:  # another pulsar-client release: its public method
                     send(payload, keys[key] if key >= 0 else None, callback)
             except failure as exc:
                 errors_append((time_ns(), index, seq, key, str(exc)))
