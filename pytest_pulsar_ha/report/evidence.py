@@ -7,6 +7,7 @@ from pathlib import Path
 
 from pytest_pulsar_ha.history import Event
 from pytest_pulsar_ha.report.result import ScenarioResult
+from pytest_pulsar_ha.report.sparkline import activity_of
 
 
 def write_evidence(result: ScenarioResult, events: list[Event], evidence_dir: Path) -> None:
@@ -16,6 +17,7 @@ def write_evidence(result: ScenarioResult, events: list[Event], evidence_dir: Pa
 
     title = f"{result.case_id}: {result.outcome}"
     if events:
+        result.activity = activity_of(events)
         png = render_png(events, evidence_dir / "timeline.png", title)
         result.evidence["timeline"] = png
         summary = [

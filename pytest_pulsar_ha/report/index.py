@@ -1,8 +1,11 @@
-"""The index page of a scenario run: counts by outcome, then counts by marker (each marker's row filters the page
-to its scenarios), then one table per proposal with a row per scenario (its outcome, each verdict with a timing
-verdict's window drawn, figures and evidence links, failures first); then, for
-every scenario whose variants ran the same fault with different clients or providers (ours, the native one,
-Java's), one side-by-side table of their figures (:mod:`pytest_pulsar_ha.checks.side_by_side`)."""
+"""The index page of a scenario run, read at a glance and within a 1,280 px window: first the counts by outcome
+(a tile each, a click shows only its scenarios) and by proposal (:mod:`~pytest_pulsar_ha.report.overview`), a
+filter, the counts by marker (each marker's row filters the page to its scenarios), then one table per proposal
+with a row per scenario, failures first: its outcome, each expectation a row with its measured figure drawn
+against its bound or window and its text on demand (:mod:`~pytest_pulsar_ha.report.expectation_rows`), the
+run's figures, its evidence links and its acks per second drawn small (:mod:`~pytest_pulsar_ha.report.sparkline`);
+then, for every scenario whose variants ran the same fault with different clients or providers (ours, the native
+one, Java's), one side-by-side table of their figures (:mod:`pytest_pulsar_ha.checks.side_by_side`)."""
 
 from __future__ import annotations
 
@@ -14,11 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from pytest_pulsar_ha.checks.side_by_side import COLUMNS, family_tables
+from pytest_pulsar_ha.report.expectation_rows import STYLE as EXPECTATION_STYLE
+from pytest_pulsar_ha.report.expectation_rows import expectation_rows
+from pytest_pulsar_ha.report.overview import STYLE as OVERVIEW_STYLE
+from pytest_pulsar_ha.report.overview import anchor, overview_html, rank, slug
 from pytest_pulsar_ha.report.proposals import PROPOSALS
-from pytest_pulsar_ha.report.window_bar import bar_svg, window_of
-
-OUTCOME_ORDER = ("failed", "deviated", "survived", "interrupted", "xfailed", "killed", "passed", "n/a")
-"""Rows in this order within each proposal: what needs a look first."""
+from pytest_pulsar_ha.report.sparkline import sparkline_svg
 
 STYLE = (
     "body{font-family:sans-serif;margin:2em} td{border:1px solid #ccc;padding:6px;vertical-align:top}"
@@ -27,6 +31,15 @@ STYLE = (
     "tr.xfailed td:nth-child(2){background:#ffe9b3} .check{white-space:nowrap} .check svg{vertical-align:middle}"
     ".counts span{margin-right:1em} .filters{margin:1em 0}"
 )
+"""The page's base style (the nightly trend page shares it)."""
+RUNS_STYLE = (
+    "table{border-collapse:collapse} table.runs,table.side{width:100%;table-layout:fixed}"
+    "td,th{overflow-wrap:anywhere} table.runs th{text-align:left;padding:4px 6px}"
+    ".runs col.case{width:15%} .runs col.outcome{width:7em} .runs col.figures{width:17%} .runs col.activity"
+    "{width:186px} .runs .links{font-size:85%;margin-top:.4em} .runs .problem{color:#b71c1c;margin-bottom:.3em}"
+    ".runs .figures ul{margin:0;padding-left:1em;font-size:85%} .side td,.side th{font-size:85%}"
+)
+"""The layout that keeps the page within a 1,280 px window: the tables fixed to its width, long words broken."""
 FILTER = (
     "<div class='filters'>filter: <input id='text' placeholder='scenario, expectation, figure...'> "
     "<select id='outcome'><option value=''>any outcome</option>{options}</select>{mark_select}</div>"
@@ -44,30 +57,38 @@ MARK_SELECT = " <select id='mark'><option value=''>any marker</option>{marks}</s
 UNMARKED = "(no marker)"
 
 
-def _check_html(check: Any) -> str:
-    text = html.escape(f"{'ok' if check.ok else 'FAILED'} {check.name}: {check.measured}")
-    window = window_of(check)
-    bar = bar_svg(*window) if window is not None else ""
-    return f"<div class='check' title='expected {html.escape(check.expected)}'>{bar} {text}</div>"
+def _links(result: Any, root: Path) -> str:
+    return " · ".join(
+        f"<a href='{html.escape(os.path.relpath(path, root))}'>{html.escape(name.replace('_', ' '))}</a>"
+        for name, path in result.evidence.items()
+    )
+
+
+def _activity(result: Any, root: Path) -> str:
+    """The run's sparkline (a link to its page when it has one), or '' for a run without a history."""
+    activity = getattr(result, "activity", None)
+    if activity is None:
+        return ""
+    drawn = sparkline_svg(activity)
+    page = result.evidence.get("run_page")
+    return f"<a href='{html.escape(os.path.relpath(page, root))}'>{drawn}</a>" if page else drawn
 
 
 def _row(result: Any, root: Path) -> str:
-    checks = "".join(_check_html(c) for c in result.checks)
-    problems = "<br>".join(html.escape(p) for p in result.problems)
+    problems = "".join(f"<div class='problem'>{html.escape(p)}</div>" for p in result.problems)
     figures = getattr(result, "figures", None)
-    figure_lines = "<br>".join(html.escape(line) for line in figures.summary().splitlines()) if figures else ""
-    links = " ".join(
-        f"<a href='{html.escape(os.path.relpath(path, root))}'>{html.escape(name)}</a>"
-        for name, path in result.evidence.items()
+    figure_lines = (
+        "<ul>" + "".join(f"<li>{html.escape(line)}</li>" for line in figures.summary().splitlines()) + "</ul>"
+        if figures
+        else ""
     )
-    image = result.evidence.get("timeline")
-    thumb = f"<img src='{html.escape(os.path.relpath(image, root))}' width='480'>" if image else ""
     outcome = html.escape(result.outcome)
     marks = html.escape(" ".join(_marks(result)))
     return (
-        f"<tr class='run {outcome}' data-outcome='{outcome}' data-marks='{marks}'>"
-        f"<td>{html.escape(result.case_id)}</td><td>{outcome}</td>"
-        f"<td>{problems}{checks}</td><td>{figure_lines}</td><td>{links}<br>{thumb}</td></tr>"
+        f"<tr class='run {slug(result.outcome)}' data-outcome='{outcome}' data-marks='{marks}'>"
+        f"<td class='case'><b>{html.escape(result.case_id)}</b><div class='links'>{_links(result, root)}</div></td>"
+        f"<td>{outcome}</td><td class='expectations'>{problems}{expectation_rows(result.checks)}</td>"
+        f"<td class='figures'>{figure_lines}</td><td class='activity'>{_activity(result, root)}</td></tr>"
     )
 
 
@@ -85,7 +106,7 @@ def marker_table(results: Sequence[Any]) -> str:
     rows = []
     for mark in sorted(by_mark, key=lambda m: (m == UNMARKED, m)):
         counts = by_mark[mark]
-        cells = ", ".join(f"{n} {html.escape(o)}" for o, n in sorted(counts.items(), key=lambda i: _rank(i[0])))
+        cells = ", ".join(f"{n} {html.escape(o)}" for o, n in sorted(counts.items(), key=lambda i: rank(i[0])))
         name = html.escape(mark)
         rows.append(
             f"<tr class='mark' data-mark='{name}'><td><a href='#' onclick=\"byMark('{name}');return false\">"
@@ -98,20 +119,14 @@ def marker_table(results: Sequence[Any]) -> str:
     )
 
 
-def _rank(outcome: str) -> int:
-    return OUTCOME_ORDER.index(outcome) if outcome in OUTCOME_ORDER else len(OUTCOME_ORDER)
-
-
 def write_index(results: Sequence[Any], root: Path) -> Path:
-    """The suite's page: counts by outcome, then one table per proposal, failures first; each timing verdict with
-    its window drawn (:mod:`~pytest_pulsar_ha.report.window_bar`); a filter by text and by outcome."""
+    """The suite's page: the counts by outcome and by proposal first (:mod:`~pytest_pulsar_ha.report.overview`),
+    a filter by text, outcome and marker, the counts by marker, then one table per proposal, failures first, each
+    expectation a row with its figure drawn against its bound (:mod:`~pytest_pulsar_ha.report.expectation_rows`)
+    and each run's acks per second drawn small (:mod:`~pytest_pulsar_ha.report.sparkline`)."""
     root.mkdir(parents=True, exist_ok=True)
     counts = Counter(r.outcome for r in results)
-    count_html = "".join(
-        f"<span class='{html.escape(o)}'>{n} {html.escape(o)}</span>"
-        for o, n in sorted(counts.items(), key=lambda i: _rank(i[0]))
-    )
-    options = "".join(f"<option>{html.escape(o)}</option>" for o in sorted(counts, key=_rank))
+    options = "".join(f"<option>{html.escape(o)}</option>" for o in sorted(counts, key=rank))
     all_marks = sorted({m for r in results for m in _marks(r)}, key=lambda m: (m == UNMARKED, m))
     mark_options = "".join(f"<option>{html.escape(m)}</option>" for m in all_marks)
     groups: dict[str, list[Any]] = {}
@@ -120,16 +135,23 @@ def write_index(results: Sequence[Any], root: Path) -> Path:
     order = {name: index for index, name in enumerate(PROPOSALS)}
     tables = []
     for proposal in sorted(groups, key=lambda name: order.get(name, len(order))):
-        members = sorted(groups[proposal], key=lambda r: _rank(r.outcome))
+        members = sorted(groups[proposal], key=lambda r: rank(r.outcome))
         tables.append(
-            f"<h2>{html.escape(proposal)}</h2><table><tr><th>scenario</th><th>outcome</th><th>expectations</th>"
-            "<th>figures (from the history)</th><th>evidence</th></tr>"
+            f"<h2 id='{anchor(proposal)}'>{html.escape(proposal)}</h2><table class='runs'><colgroup>"
+            "<col class='case'><col class='outcome'><col class='expectations'><col class='figures'>"
+            "<col class='activity'></colgroup><tr><th>scenario</th><th>outcome</th><th>expectations</th>"
+            "<th>figures (from the history)</th><th>acks per second</th></tr>"
             + "".join(_row(r, root) for r in members)
             + "</table>"
         )
     page = (
-        f"<!doctype html><html><head><meta charset='utf-8'><title>pulsar-ha scenarios</title><style>{STYLE}</style>"
-        f"</head><body><h1>pulsar-ha scenarios</h1><p class='counts'>{count_html}</p>"
+        "<!doctype html><html><head><meta charset='utf-8'><title>pulsar-ha scenarios</title><style>"
+        + STYLE
+        + RUNS_STYLE
+        + OVERVIEW_STYLE
+        + EXPECTATION_STYLE
+        + "</style></head><body><h1>pulsar-ha scenarios</h1>"
+        + overview_html(results)
         + FILTER.format(options=options, mark_select=MARK_SELECT.format(marks=mark_options))
         + marker_table(results)
         + "".join(tables)
@@ -155,6 +177,6 @@ def side_by_side_html(results: Sequence[Any]) -> str:
             "<p>switch: the first send acknowledged by another cluster after the fault began; switch back: the "
             "first acknowledged by the fault's cluster after it ended (the same measure for every provider); "
             "provider switched: the provider's own switch events, from the fault's start.</p>"
-            f"<table><tr>{header}</tr>{body}</table>"
+            f"<table class='side'><tr>{header}</tr>{body}</table>"
         )
     return "".join(parts)

@@ -9,6 +9,7 @@ from pytest_pulsar_ha.checks.deadlocks import Deadlock
 from pytest_pulsar_ha.checks.figures import RunFigures
 from pytest_pulsar_ha.checks.result import CheckResult
 from pytest_pulsar_ha.checks.side_by_side import SideBySide
+from pytest_pulsar_ha.report.sparkline import Activity
 
 
 @dataclass
@@ -32,6 +33,8 @@ class ScenarioResult:
     """The proposal the scenario exercises (report.proposals), for grouping on the index page"""
     marks: tuple[str, ...] = ()
     """The scenario's pytest marks (``marks:``), for the index page's grouping by marker"""
+    activity: Activity | None = None
+    """Acks and errors per second and the faults, read from the history, for the index page's sparkline"""
 
     @property
     def failed_checks(self) -> list[CheckResult]:

@@ -18,10 +18,20 @@ from pytest_pulsar_ha.history import FAULT_START, SWITCH, Event
 from pytest_pulsar_ha.report.index import write_index
 from pytest_pulsar_ha.report.result import ScenarioResult
 from pytest_pulsar_ha.report.run_page import render_run_page
+from pytest_pulsar_ha.report.sparkline import activity_of
 from tests.report.test_run_page import T0, S, _history
 
 SWITCH_WINDOW = "first ack by cluster-b within [2200ms, 2700ms] of fault #0 start"
 BACK_WINDOW = "first ack by cluster-a within [4200ms, 4700ms] of fault #0 end"
+ORDERED = CheckResult(
+    "ordering",
+    True,
+    "no reorder per producer among messages acked by one cluster",
+    "reorders=0, allowed_cross_cluster_interleavings=0, reorders[producer]=0, "
+    "allowed_cross_cluster_interleavings[producer]=0, reorders[key]=0, allowed_cross_cluster_interleavings[key]=0",
+)
+"""A verdict whose measured text is one long line of figures (what made the pages wider than the window)."""
+LONG_PROBLEM = "the cluster's broker log says " + "org.apache.pulsar.broker.service.BrokerServiceException" * 3
 
 
 def chromium_path() -> str:
@@ -68,16 +78,19 @@ def _run(
     folder = root / case.replace("[", "_").replace("]", "_")
     folder.mkdir(parents=True)
     (folder / "history.jsonl").write_text("")
-    run = render_run_page(events, checks, {"seed": "7"}, f"{case}: {outcome}", folder / "run.html")
+    run = render_run_page(
+        events, checks, {"seed": "7", "command": LONG_PROBLEM}, f"{case}: {outcome}", folder / "run.html"
+    )
     return ScenarioResult(
         case,
         outcome,
         7,
         checks,
-        problems=["the switch back came late"] if outcome == "failed" else [],
+        problems=["the switch back came late", LONG_PROBLEM] if outcome == "failed" else [],
         evidence={"run_page": run, "history": folder / "history.jsonl"},
         proposal="PIP-121 cluster failover",
         marks=marks,
+        activity=activity_of(events),
     )
 
 
@@ -87,7 +100,7 @@ def suite(tmp_path: Path) -> Path:
     late = CheckResult("switch_back", False, BACK_WINDOW, "5.10s")
     results = [
         _run(tmp_path, "primary-outage", "passed", [ok], _history(), ("failover",)),
-        _run(tmp_path, "primary-outage[late]", "failed", [ok, late], _history(), ("failover", "slow")),
+        _run(tmp_path, "primary-outage[late]", "failed", [ok, late, ORDERED], _history(), ("failover", "slow")),
         _run(tmp_path, "hung-primary", "passed", [ok], _history()),
     ]
     return write_index(results, tmp_path)
@@ -108,7 +121,7 @@ def test_the_index_page_filters_its_rows_and_puts_the_failure_first(page: Any, s
     assert rows.count() == 3
     assert rows.first.get_attribute("data-outcome") == "failed"
     assert "the switch back came late" in rows.first.inner_text()
-    assert page.locator("svg.bar").count() == 4  # each timing verdict drawn against its window
+    assert page.locator("svg.gauge").count() == 5  # each bounded verdict drawn against its bound
     page.select_option("#outcome", "failed")
     assert [r.is_visible() for r in rows.all()] == [True, False, False]
     page.select_option("#outcome", "")
@@ -144,7 +157,8 @@ def test_the_run_page_draws_the_timeline_and_hovering_a_mark_shows_it(page: Any,
     assert "measured" in page.inner_text("#hover")
     page.locator("#timeline line.event.ack").nth(100).hover(force=True)  # a small run: each message event
     assert page.inner_text("#hover") == "ack of p #100 by cluster-b at +10.000s, 0 ms after its send"
-    assert page.locator("table tr").first.inner_text().startswith("FAILED")  # the failure first
+    first = page.locator("#expectations details.expectation").first
+    assert first.get_attribute("class") == "expectation failed"  # the failure first
     before = page.get_attribute("#timeline", "viewBox")
     page.mouse.move(600, 300)
     page.mouse.wheel(0, -400)
@@ -163,4 +177,100 @@ def test_a_run_killed_midway_still_draws(page: Any, tmp_path: Path) -> None:
     page.goto(run.as_uri())
     assert "to the end" in page.locator("#timeline rect.fault title").first.text_content()
     assert page.locator("#timeline line.switch").count() == 1
+    assert page.errors == []
+
+
+WIDTH_PX = 1280
+
+
+def _fits(page: Any) -> None:
+    scroll = page.evaluate("document.documentElement.scrollWidth")
+    assert scroll <= WIDTH_PX, f"the page is {scroll} px wide in a {WIDTH_PX} px window"
+
+
+def test_both_pages_fit_a_1280_px_window(page: Any, suite: Path) -> None:
+    assert page.viewport_size["width"] == WIDTH_PX
+    page.goto(suite.as_uri())
+    _fits(page)
+    page.locator("tr.run details.expectation[data-name='ordering'] summary").click()  # its figures opened
+    assert page.locator("tr.run details[open] table.figures tr").count() == 6
+    _fits(page)
+    page.goto((suite.parent / "primary-outage_late_" / "run.html").as_uri())
+    _fits(page)
+    page.locator("#expectations details.expectation").last.locator("summary").click()
+    _fits(page)
+    assert page.errors == []
+
+
+def test_the_index_page_leads_with_counts_by_outcome_and_by_proposal(page: Any, suite: Path) -> None:
+    page.goto(suite.as_uri())
+    overview = page.locator(".overview")
+    assert overview.bounding_box()["y"] < page.locator("tr.run").first.bounding_box()["y"]
+    tiles = {t.get_attribute("data-outcome"): t.locator("b").inner_text() for t in page.locator(".tile").all()}
+    assert tiles == {"": "3", "failed": "1", "passed": "2"}
+    proposals = page.locator("tr.proposal")
+    assert proposals.first.inner_text().split("\t")[:2] == ["PIP-121 cluster failover", "3"]
+    assert proposals.count() == 4  # PIP-121, 188, 136 and 7, run or not
+    rows = page.locator("tr.run")
+    page.click(".tile[data-outcome='failed']")
+    assert [r.is_visible() for r in rows.all()] == [True, False, False]
+    page.click(".tile[data-outcome='']")
+    assert all(r.is_visible() for r in rows.all())
+    assert page.locator("tr.run svg.sparkline").count() == 3 and page.locator("tr.run img").count() == 0
+    assert page.errors == []
+
+
+def test_the_run_page_names_every_series_in_its_legend(page: Any, suite: Path) -> None:
+    page.goto((suite.parent / "primary-outage_late_" / "run.html").as_uri())
+    drawn = set(
+        page.eval_on_selector_all(
+            "#timeline > *",
+            "marks => marks.filter(m => m.querySelector(':scope>title')).map(m => m.getAttribute('class'))",
+        )
+    )
+    entries = {e.get_attribute("data-series"): e for e in page.locator("#legend li").all()}
+    assert set(entries) == {c.replace(" ", "-") for c in drawn}
+    for series in ("rate-ack", "rate-receive", "fault", "switch", "window", "measured"):
+        assert entries[series].is_visible() and entries[series].locator("b").inner_text().strip()
+    swatch = page.get_attribute("#legend li[data-series='rate-ack'] svg > *", "stroke")
+    assert swatch == page.get_attribute("#timeline polyline.rate.ack", "stroke")  # the entry looks like its line
+    assert page.errors == []
+
+
+def _rect(locator: Any) -> dict[str, float]:
+    """The element's geometry on the screen (its stroke left out)."""
+    box: dict[str, float] = locator.evaluate(
+        "e => { const r = e.getBoundingClientRect(); return {y: r.y, height: r.height}; }"
+    )
+    return box
+
+
+def _middle(box: dict[str, float]) -> float:
+    return box["y"] + box["height"] / 2
+
+
+def test_the_run_page_has_a_scaled_y_axis_that_reads_its_lines(page: Any, suite: Path) -> None:
+    """The y-axis beside the timeline: each lane's ticks labelled with numbers; the ack line's peak (ten a
+    second) is drawn level with the tick labelled 10, and the zero line level with 0, on the screen."""
+    page.goto((suite.parent / "primary-outage_late_" / "run.html").as_uri())
+    for lane in ("cluster-a", "cluster-b", "clients"):
+        labels = page.locator(f"#axis g.lane[data-lane='{lane}'] text.tick")
+        assert labels.count() == 3 and all(t.is_visible() for t in labels.all())
+        values = [float(t.text_content() or "nan") for t in labels.all()]
+        assert values == [0, values[2] / 2, values[2]] and values[2] > 0
+    lane = page.locator("#axis g.lane[data-lane='cluster-a']")
+    assert lane.locator("text.unit").text_content() == "acks, receipts per second"
+    marks = {v: _middle(_rect(lane.locator(f"line.tick-mark[data-value='{v}']"))) for v in ("0", "5", "10")}
+    for value, at in marks.items():
+        assert abs(_middle(_rect(lane.locator(f"text.tick[data-value='{value}']"))) - at) < 4  # labelled
+    line = _rect(page.locator("#timeline polyline.rate.ack").first)  # its geometry: from 10 a second down to 0
+    assert abs(line["y"] - marks["10"]) < 1 and abs(line["y"] + line["height"] - marks["0"]) < 1
+    labels = page.locator("#time-axis text")
+    before = labels.all_text_contents()
+    assert before[:3] == ["+0s", "+2s", "+4s"]
+    page.mouse.move(600, 300)
+    for _ in range(6):
+        page.mouse.wheel(0, -400)
+    after = labels.all_text_contents()
+    assert after != before and 3 <= len(after) <= 12  # the time axis follows the zoom, in finer steps
     assert page.errors == []

@@ -4,6 +4,7 @@ failed probes marked, each timing verdict's window with its measured point, ever
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from pytest_pulsar_ha.checks.result import CheckResult
@@ -55,8 +56,7 @@ def test_the_page_draws_lanes_faults_switches_probes_and_windows(tmp_path: Path)
         and "fill='#c62828'><title>switch_back measured 5.10s" in page
     )
     assert page.count("<polyline class='rate ack'") == 2 and page.count("<polyline class='rate receive'") == 2
-    for lane in ("cluster-a", "cluster-b", "clients"):
-        assert f"font-size='12'>{lane}</text>" in page
+    assert re.findall(r"<g class='lane' data-lane='([^']+)'", page) == ["cluster-a", "cluster-b", "clients"]
     assert "<a href='history.jsonl'>" in page and "addEventListener('wheel'" in page
     assert "http" not in page.replace("http://www.w3.org/2000/svg", "")  # offline: nothing fetched
 
@@ -67,3 +67,50 @@ def test_a_large_history_draws_binned_rates_not_points(tmp_path: Path) -> None:
     points = page.split("points='")[1].split("'")[0].split()
     assert len(points) <= 41  # 20 s of history in 0.5 s bins
     assert len(page) < 100_000
+
+
+def _ticks(page: str, lane: str) -> dict[float, float]:
+    """The y-axis ticks of a lane: value -> y."""
+    group = page.split(f"<g class='lane' data-lane='{lane}'")[1].split("</g>")[0]
+    return {
+        float(v): float(y)
+        for v, y in re.findall(r"<text class='tick' data-value='([\d.]+)' x='\d+' y='([\d.]+)'", group)
+    }
+
+
+def test_each_lane_has_a_y_axis_whose_ticks_scale_its_lines(tmp_path: Path) -> None:
+    """Ten sends a second, each acknowledged and received: the ack line's peak lies on the tick labelled 10."""
+    page = render_run_page(_history(), [], {}, "po", tmp_path / "run.html").read_text()
+    ticks = _ticks(page, "cluster-a")
+    assert sorted(ticks) == [0.0, 5.0, 10.0] and ticks[10.0] < ticks[5.0] < ticks[0.0]  # up the page
+    ack = page.split("<polyline class='rate ack'")[1].split("points='")[1].split("'")[0]
+    heights = [float(point.split(",")[1]) for point in ack.split()]
+    assert min(heights) == ticks[10.0] and max(heights) == ticks[0.0]
+    assert "acks, receipts per second</text>" in page
+    assert sorted(_ticks(page, "clients")) == [0.0, 0.5, 1.0] and "send errors per second (none)" in page
+
+
+def test_a_lane_scale_rounds_its_peak_up_to_a_nice_number(tmp_path: Path) -> None:
+    events = [Event(T0 + i * S // 37, ACK, "p", cluster="cluster-a", producer="p", seq=i) for i in range(370)]
+    page = render_run_page(events, [], {}, "37/s", tmp_path / "run.html").read_text()
+    assert sorted(_ticks(page, "cluster-a")) == [0.0, 25.0, 50.0]  # a peak of 38/s on a 50/s axis
+
+
+def test_the_legend_names_every_kind_of_mark_drawn_and_only_those(tmp_path: Path) -> None:
+    checks = [CheckResult("switch", True, "first ack by cluster-b within [2200ms, 2700ms] of fault #0 start", "2.3s")]
+    page = render_run_page(_history(), checks, {}, "po", tmp_path / "run.html").read_text()
+    timeline = page.split("<svg id='timeline'")[1].split("</svg>")[0]
+    drawn = {c.replace(" ", "-") for c in re.findall(r"<\w+ class='([^']+)'[^>]*><title>", timeline)}
+    legend = re.findall(r"<li data-series='([^']+)'[^>]*>.*?<b>([^<]+)</b>", page.split("<ul id='legend'>")[1])
+    assert {key for key, _ in legend} == drawn
+    assert drawn >= {"rate-ack", "rate-receive", "fault", "switch", "probe-failed", "window", "measured", "event-ack"}
+    assert dict(legend)["rate-ack"] == "acks/s" and dict(legend)["rate-receive"] == "receipts/s"
+    bare = render_run_page(_history()[:2], [], {}, "faults only", tmp_path / "bare.html").read_text()
+    assert re.findall(r"<li data-series='([^']+)'", bare) == ["fault"]
+
+
+def test_the_time_axis_counts_seconds_in_round_steps(tmp_path: Path) -> None:
+    page = render_run_page(_history(), [], {}, "po", tmp_path / "run.html").read_text()
+    axis = page.split("<svg id='time-axis'")[1].split("</svg>")[0]
+    assert re.findall(r">\+([\d.]+)s<", axis) == ["0", "2", "4", "6", "8", "10", "12", "14"]
+    assert "seconds since the first event" in page
