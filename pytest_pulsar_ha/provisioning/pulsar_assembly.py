@@ -6,6 +6,10 @@ with the distribution's jar names, this package's launcher as ``bin/pulsar`` (th
 options as the distribution's script, for the subcommands the harness uses) and its own conf templates and log
 configuration (``assembled/``). The result has the distribution's layout, so every backend runs it unchanged.
 
+A version with a committed lock (``locks/pulsar-<version>.lock``, :mod:`pytest_pulsar_ha.provisioning.maven_lock`)
+is laid out from it with no Maven at all (:func:`assemble_locked`); Maven resolves (:func:`assemble`) only a
+version without a lock, or one with substitutions.
+
 A dependency that is not served can be pinned to another version (``substitutions``, ``group:artifact`` to a
 version, declared before the BOM so that it wins); such a runtime is labelled with each substitution and never
 passed off as the release. A version that cannot be assembled fails here, naming the missing artifact and the
@@ -14,6 +18,7 @@ dependency chain that needs it.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -24,6 +29,8 @@ from xml.sax.saxutils import escape
 
 from pytest_pulsar_ha.errors import ProvisioningError
 from pytest_pulsar_ha.provisioning.cache import Progress
+from pytest_pulsar_ha.provisioning.maven_fetch import fetch_locked, install
+from pytest_pulsar_ha.provisioning.maven_lock import LockEntry
 from pytest_pulsar_ha.provisioning.streaming import CommandFailed, run_with_progress
 
 TEMPLATES = Path(__file__).resolve().parent / "assembled"
@@ -153,20 +160,41 @@ def assemble(
             )
         except CommandFailed as failure:
             raise _unassemblable(version, failure) from None
-        (staging / "bin").mkdir()
-        shutil.copy2(TEMPLATES / "pulsar", staging / "bin" / "pulsar")
-        (staging / "bin" / "pulsar").chmod(0o755)
-        (staging / "conf").mkdir()
-        for name in CONF_FILES:
-            shutil.copy2(TEMPLATES / name, staging / "conf" / name)
         (staging / "pom.xml").write_text(assembly_pom(version, pins))  # what it was assembled from
-        jars = len(list((staging / "lib").glob("*.jar")))
-        marker = {"origin": "assembled", "version": version, "substitutions": pins, "jars": jars}
-        (staging / MARKER).write_text(json.dumps(marker, indent=2) + "\n")
-        if home.exists():
-            shutil.rmtree(home)  # an incomplete earlier attempt
-        staging.rename(home)
+        jars = _lay_out(staging, home, version, pins, {})
     progress(f"Pulsar {label(version, pins)} ready at {home} ({jars} jars)")
+
+
+def assemble_locked(version: str, lock: list[LockEntry], home: Path, cache_dir: Path, progress: Progress) -> None:
+    """Lay out the runtime in ``home`` from the committed lock of ``version`` (no Maven: each jar fetched by the
+    repository layout and checked against the lock's sha1 and size)."""
+    home.parent.mkdir(parents=True, exist_ok=True)
+    size = sum(e.size for e in lock)
+    progress(f"assembling Pulsar {version} from its lock ({len(lock)} jars, {size / 1e6:.0f} MB)")
+    paths = fetch_locked(lock, cache_dir, progress, f"Pulsar {version}")
+    with tempfile.TemporaryDirectory(dir=home.parent, prefix="assemble-") as tmp:
+        staging = Path(tmp) / "home"
+        install(paths, staging / "lib", lambda entry: entry.coordinate.lib_name)
+        digest = hashlib.sha256("".join(e.line() + "\n" for e in lock).encode()).hexdigest()[:16]
+        jars = _lay_out(staging, home, version, {}, {"lock": digest})
+    progress(f"Pulsar {label(version, {})} ready at {home} ({jars} jars)")
+
+
+def _lay_out(staging: Path, home: Path, version: str, pins: Mapping[str, str], extra: dict[str, str]) -> int:
+    """The launcher, conf and marker beside ``staging/lib``; then ``staging`` becomes ``home``. The jar count."""
+    (staging / "bin").mkdir()
+    shutil.copy2(TEMPLATES / "pulsar", staging / "bin" / "pulsar")
+    (staging / "bin" / "pulsar").chmod(0o755)
+    (staging / "conf").mkdir()
+    for name in CONF_FILES:
+        shutil.copy2(TEMPLATES / name, staging / "conf" / name)
+    jars = len(list((staging / "lib").glob("*.jar")))
+    marker = {"origin": "assembled", "version": version, "substitutions": dict(pins), "jars": jars, **extra}
+    (staging / MARKER).write_text(json.dumps(marker, indent=2) + "\n")
+    if home.exists():
+        shutil.rmtree(home)  # an incomplete earlier attempt
+    staging.rename(home)
+    return jars
 
 
 def _unassemblable(version: str, failure: CommandFailed) -> ProvisioningError:

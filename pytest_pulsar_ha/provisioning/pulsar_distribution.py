@@ -1,6 +1,8 @@
-"""The Pulsar runtime: an existing install, the binary distribution fetched once from Maven Central with Maven, or,
-where no distribution of that version is served, a runtime assembled from its Maven artifacts
-(:mod:`pytest_pulsar_ha.provisioning.pulsar_assembly`)."""
+"""The Pulsar runtime: an existing install, the binary distribution fetched once from Maven Central, or, where no
+distribution of that version is served, a runtime assembled from its Maven artifacts
+(:mod:`pytest_pulsar_ha.provisioning.pulsar_assembly`). A version with a committed lock (``locks/``: the tarball
+of ``distribution-<version>.lock``, the jars of ``pulsar-<version>.lock``) is fetched without Maven; Maven is used
+only for a version that has no lock."""
 
 from __future__ import annotations
 
@@ -20,6 +22,8 @@ from pytest_pulsar_ha.errors import ProvisioningError
 from pytest_pulsar_ha.provisioning import pulsar_assembly
 from pytest_pulsar_ha.provisioning.cache import Progress
 from pytest_pulsar_ha.provisioning.java import find_java, required_java
+from pytest_pulsar_ha.provisioning.maven_fetch import fetch_locked
+from pytest_pulsar_ha.provisioning.maven_lock import LockEntry, read_lock
 from pytest_pulsar_ha.provisioning.streaming import CommandFailed, run_with_progress
 
 # The newest release that passes the demo here end to end (docs/how-to/pulsar-versions.md, "The default"): 4.2.4,
@@ -100,6 +104,14 @@ def ensure_pulsar(
             return PulsarDistribution(home, version, java)
         if pulsar_assembly.read_marker(assembled) is not None:
             return _assembled(assembled, version, java, pins)
+        locked = None if pins else read_lock("pulsar", version)
+        if locked is not None:
+            pulsar_assembly.assemble_locked(version, locked, assembled, cache_dir, progress)
+            return _assembled(assembled, version, java, pins)
+        tarball = None if pins else read_lock("distribution", version)
+        if tarball is not None:
+            _fetch_locked(version, tarball, cache_dir, root, home, progress)
+            return PulsarDistribution(home, version, java)
         if not pins:
             try:
                 _fetch(version, root, home, progress)
@@ -150,6 +162,29 @@ def _mvn(version: str) -> str:
     return mvn
 
 
+def _fetch_locked(
+    version: str, lock: list[LockEntry], cache_dir: Path, root: Path, home: Path, progress: Progress
+) -> None:
+    """The binary distribution from its committed lock (one tarball, sha1-checked), unpacked into ``home``."""
+    (tarball,) = fetch_locked(lock, cache_dir, progress, f"Pulsar {version} distribution").values()
+    with tempfile.TemporaryDirectory(dir=root, prefix="download-") as tmp:
+        _unpack(tarball, Path(tmp), home, progress)
+    (home / _COMPLETE).write_text(version + "\n")
+    progress(f"Pulsar {version} ready at {home}")
+
+
+def _unpack(tarball: Path, tmp_dir: Path, home: Path, progress: Progress) -> None:
+    progress(f"unpacking {tarball.name}")
+    unpack = tmp_dir / "unpacked"
+    with tarfile.open(tarball) as archive:
+        archive.extractall(unpack, filter="tar")
+    (top,) = unpack.iterdir()
+    _validate_home(top, "the downloaded archive")
+    if home.exists():
+        shutil.rmtree(home)  # a partial unpack of an earlier, interrupted run
+    top.rename(home)
+
+
 def _fetch(version: str, root: Path, home: Path, progress: Progress) -> None:
     mvn = _mvn(version)
     progress(f"fetching Pulsar {version} (about 250 MB) into {root}")
@@ -170,14 +205,6 @@ def _fetch(version: str, root: Path, home: Path, progress: Progress) -> None:
             "(proxy settings in ~/.m2/settings.xml)",
         )
         (tarball,) = tmp_dir.glob("*.tar.gz")
-        progress(f"unpacking {tarball.name}")
-        unpack = tmp_dir / "unpacked"
-        with tarfile.open(tarball) as archive:
-            archive.extractall(unpack, filter="tar")
-        (top,) = unpack.iterdir()
-        _validate_home(top, "the downloaded archive")
-        if home.exists():
-            shutil.rmtree(home)  # a partial unpack of an earlier, interrupted run
-        top.rename(home)
+        _unpack(tarball, tmp_dir, home, progress)
     (home / _COMPLETE).write_text(version + "\n")
     progress(f"Pulsar {version} ready at {home}")

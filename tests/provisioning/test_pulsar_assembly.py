@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_pulsar_ha.errors import ConfigurationError, ProvisioningError
-from pytest_pulsar_ha.provisioning import pulsar_assembly
+from pytest_pulsar_ha.provisioning import maven_lock, pulsar_assembly
 from pytest_pulsar_ha.provisioning.pulsar_distribution import assembled_name, describe_runtime, ensure_pulsar
 from pytest_pulsar_ha.settings import HaSettings, parse_substitutions
 
@@ -159,6 +159,8 @@ def fake_mvn(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     mvn.chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.delenv("PULSAR_HA_PULSAR_HOME", raising=False)
+    (tmp_path / "no-locks").mkdir()
+    monkeypatch.setattr(maven_lock, "LOCKS", tmp_path / "no-locks")  # Maven's route: the versions without a lock
     return calls
 
 

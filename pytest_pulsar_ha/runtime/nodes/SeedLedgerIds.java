@@ -1,4 +1,5 @@
-// Run before a standalone's first start (java -cp "<pulsar>/lib/*" SeedLedgerIds.java STORE_URL LEDGERS_ROOT HIGH):
+// Run before a standalone's first start (compiled with ecj, then java -cp "<classes>:<pulsar>/lib/*" SeedLedgerIds
+// STORE_URL LEDGERS_ROOT HIGH):
 // creates LEDGERS_ROOT/idgen-long/HOB-<HIGH> in the metadata store, so that Pulsar's ledger id generator
 // (org.apache.pulsar.metadata.bookkeeper.PulsarLedgerIdGenerator) hands out 63-bit ids whose high 32 bits are
 // HIGH: (HIGH << 32) | n. Each cluster of an environment gets its own HIGH, so a (ledger, entry) position names

@@ -31,11 +31,17 @@ OFFSET_FILE = "clock-offset"
 
 
 def faketime_library() -> Path | None:
-    """The libfaketime to preload: ``$PULSAR_HA_FAKETIME_LIB``, else the first of :data:`FAKETIME_LIBRARIES`."""
+    """The libfaketime to preload: ``$PULSAR_HA_FAKETIME_LIB``, else the first of :data:`FAKETIME_LIBRARIES`, else
+    the ``libfaketime`` wheel's (``pulsar-ha provision`` installs it where the system has none)."""
     named = os.environ.get(LIBRARY_ENV)
     if named:
         return Path(named) if Path(named).is_file() else None
-    return next((p for p in FAKETIME_LIBRARIES if p.is_file()), None)
+    system = next((p for p in FAKETIME_LIBRARIES if p.is_file()), None)
+    if system is not None:
+        return system
+    from pytest_pulsar_ha.provisioning.pip_tools import pip_libfaketime
+
+    return pip_libfaketime(lambda _: None, install=False)  # the libfaketime wheel's, where provisioning installed it
 
 
 def offset_text(seconds: float) -> str:

@@ -7,8 +7,9 @@ often sits at the same (ledger, entry) on two clusters and the delivering cluste
 (``PulsarLedgerIdGenerator``) switches to 63-bit ids once ``<ledgers root>/idgen-long`` exists and takes their high
 32 bits from the largest ``HOB-<n>`` node below it. Before a standalone's first start, :func:`seed_ledger_ids`
 creates ``/ledgers/idgen-long/HOB-<k>`` in its (not yet opened) RocksDB metadata store with Pulsar's own metadata
-API (``SeedLedgerIds.java``, run by the runtime's Java from its own jars), k being the cluster's place in the
-environment plus one: its ledger ids are then ``(k << 32) | n``, disjoint from every other cluster's.
+API (``SeedLedgerIds.java``, compiled with ecj and run by the runtime's Java from its own jars), k being the
+cluster's place in the environment plus one: its ledger ids are then ``(k << 32) | n``, disjoint from every other
+cluster's.
 
 Multi-broker clusters (ZooKeeper) and the docker and external backends keep Pulsar's numbering.
 """
@@ -36,8 +37,26 @@ def seeded_owner(seeded: Mapping[int, str], ledger_id: int) -> str | None:
     return seeded.get(ledger_id >> 32) if ledger_id > 0 else None
 
 
-def seed_command(java: Path, pulsar_home: Path, store_url: str, high_bits: int) -> list[str]:
-    return [str(java), "-cp", f"{pulsar_home / 'lib'}/*", str(SEED_SOURCE), store_url, LEDGERS_ROOT, str(high_bits)]
+def seed_command(java: Path, pulsar_home: Path, classes: Path, store_url: str, high_bits: int) -> list[str]:
+    classpath = f"{classes}:{pulsar_home / 'lib'}/*"
+    return [str(java), "-cp", classpath, SEED_SOURCE.stem, store_url, LEDGERS_ROOT, str(high_bits)]
+
+
+def seed_classes(java: Path, pulsar_home: Path, log_path: Path) -> Path:
+    """``SeedLedgerIds`` compiled against the runtime's jars (with ecj, cached: no javac needed, so a Java runtime
+    without ``jdk.compiler`` runs it too). Raises :class:`StartupError` when it does not compile."""
+    from pytest_pulsar_ha.errors import ProvisioningError
+    from pytest_pulsar_ha.provisioning.cache import default_cache_dir
+    from pytest_pulsar_ha.provisioning.ecj import compiled_class_dir
+
+    try:
+        return compiled_class_dir(java, SEED_SOURCE, pulsar_home / "lib", default_cache_dir(), lambda _: None)
+    except ProvisioningError as exc:
+        log_path.write_text(f"$ ecj {SEED_SOURCE} against {pulsar_home / 'lib'}\n{exc}\n")
+        tail = "\n".join(str(exc).strip().splitlines()[-12:])
+        raise StartupError(
+            f"could not seed the ledger ids: {SEED_SOURCE.name} did not compile ({log_path}):\n{tail}"
+        ) from None
 
 
 def seed_ledger_ids(java: Path, pulsar_home: Path, metadata_dir: Path, high_bits: int, log_path: Path) -> None:
@@ -46,7 +65,8 @@ def seed_ledger_ids(java: Path, pulsar_home: Path, metadata_dir: Path, high_bits
     if high_bits < 1:
         raise ValueError(f"high bits must be at least 1, not {high_bits}")
     log_path.parent.mkdir(parents=True, exist_ok=True)
-    command = seed_command(java, pulsar_home, f"rocksdb://{metadata_dir}", high_bits)
+    classes = seed_classes(java, pulsar_home, log_path)
+    command = seed_command(java, pulsar_home, classes, f"rocksdb://{metadata_dir}", high_bits)
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=SEED_TIMEOUT_S, check=False)
     except subprocess.TimeoutExpired as exc:
