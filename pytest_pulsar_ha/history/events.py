@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -61,6 +62,7 @@ EVENT_TYPES: Final[tuple[str, ...]] = (
     METADATA_READ,
 )
 """Every valid value of the ``type`` column."""
+_VALID_TYPES: Final = frozenset(EVENT_TYPES)
 MESSAGE_EVENT_TYPES: Final[tuple[str, ...]] = (SEND, ACK, SEND_ERROR, RECEIVE)
 """Event types about one message: they must carry ``producer`` and ``seq``."""
 
@@ -105,6 +107,24 @@ JSONL_SUFFIX: Final = ".jsonl"
 PARQUET_SUFFIX: Final = ".parquet"
 
 
+def _line_encoder() -> Callable[[dict[str, str | int | None]], str]:
+    """``json.dumps(..., separators=(",", ":"), ensure_ascii=False)`` with its C encoder made once, not per call."""
+    from json import encoder
+
+    make = getattr(encoder, "c_make_encoder", None)
+    if make is None:  # no C accelerator (e.g. PyPy): the plain call
+        return functools.partial(json.dumps, separators=(",", ":"), ensure_ascii=False)
+    chunks = make(None, None, encoder.encode_basestring, None, ":", ",", False, False, True)
+
+    def encode(row: dict[str, str | int | None]) -> str:
+        return "".join(chunks(row, 0))
+
+    return encode
+
+
+_encode_line = _line_encoder()
+
+
 @dataclass(frozen=True, slots=True)
 class Event:
     """One row of a history. ``type`` must be one of :data:`EVENT_TYPES`."""
@@ -122,7 +142,7 @@ class Event:
     detail: str | None = None
 
     def __post_init__(self) -> None:
-        if self.type not in EVENT_TYPES:
+        if self.type not in _VALID_TYPES:
             raise ValueError(f"unknown event type {self.type!r}; valid types: {', '.join(EVENT_TYPES)}")
         if isinstance(self.ts_ns, bool) or not isinstance(self.ts_ns, int):
             raise ValueError(f"ts_ns must be an int (nanoseconds since the epoch), got {self.ts_ns!r}")
@@ -131,11 +151,24 @@ class Event:
 
     def to_dict(self) -> dict[str, str | int | None]:
         """The event as a JSON-ready mapping with every column (absent values are ``None``)."""
-        return {name: getattr(self, name) for name in EVENT_COLUMNS}
+        return {
+            "ts_ns": self.ts_ns,
+            "type": self.type,
+            "process": self.process,
+            "cluster": self.cluster,
+            "topic": self.topic,
+            "subscription": self.subscription,
+            "producer": self.producer,
+            "seq": self.seq,
+            "key": self.key,
+            "message_id": self.message_id,
+            "detail": self.detail,
+        }
 
     def to_json(self) -> str:
-        """One JSON Lines line (without the newline)."""
-        return json.dumps(self.to_dict(), separators=(",", ":"), ensure_ascii=False)
+        """One JSON Lines line (without the newline): ``json.dumps(to_dict(), separators=(",", ":"),
+        ensure_ascii=False)``, with the encoder made once (a journal writes one line per event of a run)."""
+        return _encode_line(self.to_dict())
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Event:

@@ -10,10 +10,10 @@ from pytest_pulsar_ha.history import (
     PARTIAL_HISTORY,
     Event,
     EventLog,
-    HistoryWriter,
     jsonl_to_parquet,
     write_events_jsonl,
 )
+from pytest_pulsar_ha.history.journal import BackgroundJournal
 from pytest_pulsar_ha.run.context import RunContext
 from pytest_pulsar_ha.run.parts.soak import soak_facts, soak_log
 from pytest_pulsar_ha.scenario.model import Scenario
@@ -25,8 +25,12 @@ class JournalHistory:
     keeps_messages = True
 
     def __init__(self, evidence_dir: Path) -> None:
-        self.journal = HistoryWriter(evidence_dir / PARTIAL_HISTORY)
+        self.journal = BackgroundJournal(evidence_dir / PARTIAL_HISTORY)
         self.log = EventLog(journal=self.journal)
+
+    def abandon(self) -> None:
+        """The run broke off before :meth:`seal`: the journal is finished and stays as its partial history."""
+        self.journal.close()
 
     def seal(self, ctx: RunContext) -> tuple[list[Event], Path]:
         """Attribute the acks to clusters, write the whole history and its Parquet copy; the run's figures."""
@@ -52,6 +56,10 @@ class SoakHistory:
         if scenario.soak is None:
             raise ValueError("a soak history needs a scenario with soak:")
         self.log, self.segments = soak_log(evidence_dir, scenario.soak)
+
+    def abandon(self) -> None:
+        """The run broke off before :meth:`seal`: the segments written so far stay as its partial history."""
+        self.segments.close()
 
     def seal(self, ctx: RunContext) -> tuple[list[Event], Path]:
         events = sorted(self.log.snapshot(), key=lambda e: e.ts_ns)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import math
 import random
 import threading
@@ -25,11 +24,6 @@ from pytest_pulsar_ha.workload.attribution import attribute_log
 from pytest_pulsar_ha.workload.client_setup import create_with_retries
 from pytest_pulsar_ha.workload.closing import close_within
 from pytest_pulsar_ha.workload.drain_tracker import DrainTracker, wait_drained
-
-
-def _owner(seeded: Mapping[int, str], message_id: Any) -> str | None:
-    """The cluster whose seeded ledger ids include this message id's ledger, else None (attributed later)."""
-    return seeded_owner(seeded, message_id.ledger_id())
 
 
 def _message_id(message_id: Any) -> str:
@@ -86,6 +80,12 @@ class WorkloadPlan:
             return [f"sub-{index}" for index in range(self.consumers)]
         return ["workload"] * self.consumers
 
+
+_OK = 0
+"""``int(pulsar.Result.Ok)``: a send callback's result compared as a number (comparing the client's enum objects
+costs a few microseconds per send)."""
+PASS_SENDS = 256
+"""At most this many due sends are issued in one pass of a producer's loop before it reads the clock again."""
 
 LATE_S = 0.5
 """A send issued this long after its intended time was late: the driver, not the cluster, held it back."""
@@ -216,108 +216,116 @@ class Workload:
     def _produce(self, producer: Any, topic: str, name: str) -> None:
         """Open loop: send ``i`` is issued at its intended time ``start + i / rate`` whether or not earlier sends
         were acknowledged (``send_async``), so a stuck cluster cannot slow the offered load down and hide its
-        own unavailability (coordinated omission). The intended time is in each send's ``detail``."""
+        own unavailability (coordinated omission). The intended time is in each send's ``detail``.
+
+        Each pass issues every send that is due (at most :data:`PASS_SENDS`), then sleeps until the next one is
+        due: one clock read and one wait per pass, not per send, so the loop keeps thousands of sends a second."""
         import pulsar
 
         plan = self.plan
         rng = random.Random(f"{plan.seed}/{name}")
-        interval = 1.0 / plan.rate_per_second
+        rate = plan.rate_per_second
+        interval = 1.0 / rate
         origin_mono, origin_ns = time.monotonic(), now_ns()
         pace = self._pace[name] = RatePace()
-        seq = 0
-        while True:
-            intended = seq * interval
-            if self._stop_sending.wait(max(0.0, origin_mono + intended - time.monotonic())):
-                break
-            pace.issued(time.monotonic() - origin_mono - intended)
-            seq += 1
-            key = f"k{rng.randrange(plan.keys)}" if plan.keys else None
-            body = f"{name}#{seq}#".encode()
-            payload = body + b"." * max(0, plan.message_size - len(body))
-            props = {"producer": name, "seq": str(seq)}
-            detail = json.dumps({"intended_ns": origin_ns + int(intended * 1e9)})
-            self.log.add(Event(now_ns(), SEND, name, topic=topic, producer=name, seq=seq, key=key, detail=detail))
-            done = functools.partial(self._sent, name, topic, seq, key, len(payload))
-            try:
-                if key is None:
-                    producer.send_async(payload, done, properties=props)
-                else:
-                    producer.send_async(payload, done, properties=props, partition_key=key)
-            except pulsar.PulsarException as exc:
-                self.log.add(
-                    Event(now_ns(), SEND_ERROR, name, topic=topic, producer=name, seq=seq, key=key, detail=str(exc))
-                )
-                with self._lock:
-                    self._drain.failed(name, seq)
+        stop, add, send_async, sent = self._stop_sending, self.log.add, producer.send_async, self._sent
+        keys, size = plan.keys, plan.message_size
+        issued = 0  # sends issued so far: send i (0-based) carries seq i + 1 and is due at i / rate
+        while not stop.is_set():
+            elapsed = time.monotonic() - origin_mono
+            due = min(math.floor(elapsed * rate) + 1, issued + PASS_SENDS)
+            if due <= issued:
+                stop.wait(issued * interval - elapsed)
+                continue
+            pace.issued_range(issued, due, elapsed, rate)
+            for index in range(issued, due):
+                seq = index + 1
+                key = f"k{rng.randrange(keys)}" if keys else None
+                body = f"{name}#{seq}#".encode()
+                payload = body + b"." * (size - len(body)) if size > len(body) else body
+                detail = f'{{"intended_ns": {origin_ns + int(index * interval * 1e9)}}}'
+                add(Event(now_ns(), SEND, name, topic=topic, producer=name, seq=seq, key=key, detail=detail))
+                done = functools.partial(sent, name, topic, seq, key, len(payload))
+                props = {"producer": name, "seq": str(seq)}
+                try:
+                    if key is None:
+                        send_async(payload, done, properties=props)
+                    else:
+                        send_async(payload, done, properties=props, partition_key=key)
+                except pulsar.PulsarException as exc:
+                    add(
+                        Event(now_ns(), SEND_ERROR, name, topic=topic, producer=name, seq=seq, key=key, detail=str(exc))
+                    )
+                    with self._lock:
+                        self._drain.failed(name, seq)
+            issued = due
         with contextlib.suppress(pulsar.PulsarException):
             producer.flush()  # every send in flight is acknowledged or failed before the producer is done
 
     def _sent(self, name: str, topic: str, seq: int, key: str | None, size: int, result: Any, msg_id: Any) -> None:
         """The client's callback for one ``send_async``: an ack, or a send error with the client's result. It must
-        not raise (the client would end the process): what goes wrong is kept in :attr:`callback_errors`."""
+        not raise (the client would end the process): what goes wrong is kept in :attr:`callback_errors`. It runs
+        on the client's I/O thread, holding the interpreter's lock: it records and returns."""
         try:
-            self._record_sent(name, topic, seq, key, size, result, msg_id)
-        except Exception as exc:  # reported by the runner as a problem of the run
-            self.callback_errors.append(f"{name}#{seq}: {exc!r}")
-
-    def _record_sent(
-        self, name: str, topic: str, seq: int, key: str | None, size: int, result: Any, msg_id: Any
-    ) -> None:
-        import pulsar
-
-        if result != pulsar.Result.Ok:
+            if int(result) != _OK:
+                self.log.add(
+                    Event(now_ns(), SEND_ERROR, name, topic=topic, producer=name, seq=seq, key=key, detail=str(result))
+                )
+                with self._lock:
+                    self._drain.failed(name, seq)
+                return
+            ledger = msg_id.ledger_id()
             self.log.add(
-                Event(now_ns(), SEND_ERROR, name, topic=topic, producer=name, seq=seq, key=key, detail=str(result))
+                Event(
+                    now_ns(),
+                    ACK,
+                    name,
+                    cluster=seeded_owner(self._seeded, ledger),
+                    topic=topic,
+                    producer=name,
+                    seq=seq,
+                    key=key,
+                    message_id=f"{ledger}:{msg_id.entry_id()}:{msg_id.partition()}",
+                    detail=f'{{"payload_size": {size}}}',
+                )
             )
             with self._lock:
-                self._drain.failed(name, seq)
-            return
-        self.log.add(
-            Event(
-                now_ns(),
-                ACK,
-                name,
-                cluster=_owner(self._seeded, msg_id),
-                topic=topic,
-                producer=name,
-                seq=seq,
-                key=key,
-                message_id=_message_id(msg_id),
-                detail=json.dumps({"payload_size": size}),
-            )
-        )
-        with self._lock:
-            self._drain.acknowledged(name, seq)
+                self._drain.acknowledged(name, seq)
+        except Exception as exc:  # reported by the runner as a problem of the run
+            self.callback_errors.append(f"{name}#{seq}: {exc!r}")
 
     def _consume(self, consumer: Any, name: str, subscription: str) -> None:
         import pulsar
 
-        while not self._stop_receiving.is_set():
+        add, seeded, stop, delay_s = self.log.add, self._seeded, self._stop_receiving, self.plan.consumer_delay_s
+        while not stop.is_set():
             try:
                 message = consumer.receive(timeout_millis=500)
             except pulsar.PulsarException:
                 continue
             props = message.properties()
             producer, seq = props.get("producer"), int(props.get("seq", "0"))
-            self.log.add(
+            message_id = message.message_id()
+            ledger = message_id.ledger_id()
+            add(
                 Event(
                     now_ns(),
                     RECEIVE,
                     name,
-                    cluster=_owner(self._seeded, message.message_id()),
+                    cluster=seeded_owner(seeded, ledger),
                     topic=message.topic_name(),
                     subscription=subscription,
                     producer=producer,
                     seq=seq,
                     key=message.partition_key() or None,
-                    message_id=_message_id(message.message_id()),
-                    detail=json.dumps({"payload_size": len(message.data())}),
+                    message_id=f"{ledger}:{message_id.entry_id()}:{message_id.partition()}",
+                    detail=f'{{"payload_size": {len(message.data())}}}',
                 )
             )
             with self._lock:
                 self._drain.received(producer or "", seq)
-            if self.plan.consumer_delay_s:
-                self._stop_receiving.wait(self.plan.consumer_delay_s)
+            if delay_s:
+                stop.wait(delay_s)
             with contextlib.suppress(pulsar.PulsarException):
                 consumer.acknowledge(message)
 

@@ -84,7 +84,10 @@ def test_a_seeded_ledger_id_names_its_cluster_without_a_read_and_any_other_is_re
 
 
 def test_the_driver_names_a_seeded_cluster_as_it_records_and_leaves_any_other_to_later() -> None:
-    from pytest_pulsar_ha.workload.driver import _owner
+    import pulsar
+
+    from pytest_pulsar_ha.history import ACK, SEND_ERROR, EventLog
+    from pytest_pulsar_ha.workload.driver import Workload, WorkloadPlan
 
     class MessageId:
         def __init__(self, ledger: int) -> None:
@@ -93,8 +96,27 @@ def test_the_driver_names_a_seeded_cluster_as_it_records_and_leaves_any_other_to
         def ledger_id(self) -> int:
             return self.ledger
 
-    seeded = {1: "cluster-a", 2: "cluster-b"}
-    assert _owner(seeded, MessageId((2 << 32) | 40)) == "cluster-b"
-    assert _owner(seeded, MessageId(40)) is None  # Pulsar's own numbering
-    assert _owner(seeded, MessageId(-1)) is None  # no position (a send that was never made)
-    assert _owner({}, MessageId((1 << 32) | 40)) is None
+        def entry_id(self) -> int:
+            return 3
+
+        def partition(self) -> int:
+            return -1
+
+    log = EventLog()
+    plan = WorkloadPlan(["t"], 1, 1, "exclusive", 0, 1.0, 10, 1.0, False, 5000, 0)
+    workload = Workload(None, plan, log, seeded={1: "cluster-a", 2: "cluster-b"})
+    ok = pulsar.Result.Ok
+    for seq, ledger in enumerate([(2 << 32) | 40, 40, -1, (1 << 32) | 7], start=1):
+        workload._sent("producer-0", "t", seq, None, 10, ok, MessageId(ledger))
+    workload._sent("producer-0", "t", 5, None, 10, pulsar.Result.Timeout, None)
+    events = log.snapshot()
+    assert [(e.type, e.seq, e.cluster, e.message_id) for e in events] == [
+        (ACK, 1, "cluster-b", f"{(2 << 32) | 40}:3:-1"),
+        (ACK, 2, None, "40:3:-1"),  # Pulsar's own numbering: attributed later
+        (ACK, 3, None, "-1:3:-1"),  # no position
+        (ACK, 4, "cluster-a", f"{(1 << 32) | 7}:3:-1"),
+        (SEND_ERROR, 5, None, None),
+    ]
+    assert events[0].detail == '{"payload_size": 10}'
+    assert events[-1].detail == str(pulsar.Result.Timeout)
+    assert workload.callback_errors == []
