@@ -101,6 +101,22 @@ def lane_value_y(y: int, lane_h: int, top: float, value: float) -> float:
     return round(y + lane_h - 6 - value / top * (lane_h - 16), 1)
 
 
+def short_number(value: float) -> str:
+    """``2500`` -> ``2.5k``, ``1000000`` -> ``1M``: a tick label that fits the axis."""
+    for size, suffix in ((1e6, "M"), (1e3, "k")):
+        if abs(value) >= size:
+            return f"{value / size:g}{suffix}"
+    return f"{value:g}"
+
+
+def _unit_lines(what: str) -> str:
+    """What a lane counts, on two lines (``acks, receipts`` / ``per second``) to leave room for the ticks."""
+    head, sep, tail = what.partition(" per ")
+    if not sep:
+        return f"<tspan x='4'>{html.escape(what)}</tspan>"
+    return f"<tspan x='4'>{html.escape(head)}</tspan><tspan x='4' dy='12'>per {html.escape(tail)}</tspan>"
+
+
 def ticks(top: float) -> list[float]:
     return [0.0, top / 2, top]
 
@@ -113,8 +129,8 @@ def axis_svg(axes: Sequence[LaneAxis], lane_h: int, height: int) -> str:
         parts.append(
             f"<g class='lane' data-lane='{html.escape(axis.name)}' data-top='{axis.top:g}'>"
             f"<text class='lane-name' x='4' y='{y + 20}' font-size='12' font-weight='bold'>"
-            f"{html.escape(axis.name)}</text><text class='unit' x='4' y='{y + 36}' font-size='10' fill='#555'>"
-            f"{html.escape(axis.what)}</text><line x1='{AXIS_W - 1}' y1='{y + 4}' x2='{AXIS_W - 1}' "
+            f"{html.escape(axis.name)}</text><text class='unit' y='{y + 34}' font-size='10' fill='#555'>"
+            f"{_unit_lines(axis.what)}</text><line x1='{AXIS_W - 1}' y1='{y + 4}' x2='{AXIS_W - 1}' "
             f"y2='{y + lane_h - 4}' stroke='#999'/>"
         )
         for value in ticks(axis.top):
@@ -123,7 +139,7 @@ def axis_svg(axes: Sequence[LaneAxis], lane_h: int, height: int) -> str:
                 f"<line class='tick-mark' data-value='{value:g}' x1='{AXIS_W - 6}' y1='{at}' x2='{AXIS_W - 1}' "
                 f"y2='{at}' stroke='#999'/>"
                 f"<text class='tick' data-value='{value:g}' x='{AXIS_W - 8}' y='{at}' font-size='10' "
-                f"text-anchor='end' dominant-baseline='middle'>{value:g}</text>"
+                f"text-anchor='end' dominant-baseline='middle'>{short_number(value)}</text>"
             )
         parts.append("</g>")
     return f"<svg id='axis' width='{AXIS_W}' height='{height}' viewBox='0 0 {AXIS_W} {height}'>{''.join(parts)}</svg>"

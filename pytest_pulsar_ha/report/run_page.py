@@ -69,6 +69,7 @@ STYLE = (
     "body{font-family:sans-serif;margin:1.5em} td,th{border:1px solid #ccc;padding:4px;text-align:left;"
     "vertical-align:top;overflow-wrap:anywhere} .chart{display:grid;grid-template-columns:%(axis)dpx minmax(0,1fr)}"
     " #timeline{outline:1px solid #ddd;cursor:grab;width:100%%;display:block} #time-axis{overflow:visible}"
+    " #timeline line{vector-effect:non-scaling-stroke}"
     " .time-unit{font-size:10px;color:#555;text-align:right;padding-right:8px}"
     " #legend{list-style:none;padding:0;margin:.5em 0;display:flex;flex-wrap:wrap;gap:.3em 1.4em;font-size:90%%}"
     " #legend svg{vertical-align:middle} #legend .means{color:#555} .headline.failed{color:#c62828}"
@@ -168,7 +169,7 @@ def render_run_page(
                 continue
             points = " ".join(
                 f"{x(t0 + (i + 0.5) * BIN_S * 1e9)},{lane_value_y(y, LANE_H, axis.top, bins.get(i, 0) / BIN_S)}"
-                for i in range(max(bins) + 1)
+                for i in range(int(span / BIN_S) + 1)  # to the run's end: no count after the last is a zero
             )
             dash = f" stroke-dasharray='{RECEIPT_DASH}'" if kind == RECEIVE else ""
             drawn.add(f"rate-{kind}")

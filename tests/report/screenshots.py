@@ -1,5 +1,5 @@
 """Screenshots of a suite's index page and of one run's page, for the docs, taken in Debian's Chromium as the
-browser tests open the pages:
+browser tests open the pages, in a 1,280 px window:
 
     python -m tests.report.screenshots reports/pulsar-ha primary-outage docs/images
 
@@ -26,7 +26,7 @@ def main(argv: list[str]) -> int:
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page = browser.new_page(viewport={"width": 1280, "height": 1000})
         page.goto((reports / "index.html").resolve().as_uri())
         page.screenshot(path=str(out / "index-page.png"))
         page.goto((reports / case / "run.html").resolve().as_uri())

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from pytest_pulsar_ha.checks.result import CheckResult
-from pytest_pulsar_ha.history import ACK, FAULT_END, FAULT_START, PROBE, RECEIVE, SEND, SWITCH, Event
+from pytest_pulsar_ha.history import ACK, FAULT_END, FAULT_START, PROBE, RECEIVE, SEND, SEND_ERROR, SWITCH, Event
 from pytest_pulsar_ha.report.run_page import render_run_page
 
 T0 = 1_800_000_000_000_000_000
@@ -66,6 +66,8 @@ def test_a_large_history_draws_binned_rates_not_points(tmp_path: Path) -> None:
     page = render_run_page(events, [], {}, "large", tmp_path / "run.html").read_text()
     points = page.split("points='")[1].split("'")[0].split()
     assert len(points) <= 41  # 20 s of history in 0.5 s bins
+    labels = re.findall(r"<text class='tick' data-value='([\d.]+)'[^>]*>([^<]+)</text>", page)[:3]
+    assert labels == [("0", "0"), ("5000", "5k"), ("10000", "10k")]  # 10,000 acks a second, labelled short
     assert len(page) < 100_000
 
 
@@ -86,8 +88,8 @@ def test_each_lane_has_a_y_axis_whose_ticks_scale_its_lines(tmp_path: Path) -> N
     ack = page.split("<polyline class='rate ack'")[1].split("points='")[1].split("'")[0]
     heights = [float(point.split(",")[1]) for point in ack.split()]
     assert min(heights) == ticks[10.0] and max(heights) == ticks[0.0]
-    assert "acks, receipts per second</text>" in page
-    assert sorted(_ticks(page, "clients")) == [0.0, 0.5, 1.0] and "send errors per second (none)" in page
+    assert "acks, receipts</tspan><tspan x='4' dy='12'>per second</tspan>" in page
+    assert sorted(_ticks(page, "clients")) == [0.0, 0.5, 1.0] and ">per second (none)</tspan>" in page
 
 
 def test_a_lane_scale_rounds_its_peak_up_to_a_nice_number(tmp_path: Path) -> None:
@@ -114,3 +116,12 @@ def test_the_time_axis_counts_seconds_in_round_steps(tmp_path: Path) -> None:
     axis = page.split("<svg id='time-axis'")[1].split("</svg>")[0]
     assert re.findall(r">\+([\d.]+)s<", axis) == ["0", "2", "4", "6", "8", "10", "12", "14"]
     assert "seconds since the first event" in page
+
+
+def test_a_line_runs_to_the_end_of_the_run(tmp_path: Path) -> None:
+    """Send errors only in the first second of ten: the line goes on at zero, it does not stop where they did."""
+    errors = [Event(T0 + i * S // 10, SEND_ERROR, "p", producer="p", seq=i, detail="timeout") for i in range(10)]
+    acks = [Event(T0 + i * S // 10, ACK, "p", cluster="cluster-a", producer="p", seq=i) for i in range(10, 100)]
+    page = render_run_page(errors + acks, [], {}, "errors early", tmp_path / "run.html").read_text()
+    line = page.split("<polyline class='rate send_error'")[1].split("points='")[1].split("'")[0].split()
+    assert len(line) == 20 and float(line[-1].split(",")[0]) > 1000  # 0.5 s bins up to +9.9 s, the right edge
