@@ -26,9 +26,9 @@ from pytest_pulsar_ha.report.sparkline import sparkline_svg
 
 STYLE = (
     "body{font-family:sans-serif;margin:2em} td{border:1px solid #ccc;padding:6px;vertical-align:top}"
-    "tr.passed td:nth-child(2),tr.killed td:nth-child(2){background:#dfd}"
-    "tr.failed td:nth-child(2),tr.deviated td:nth-child(2),tr.survived td:nth-child(2){background:#fdd}"
-    "tr.xfailed td:nth-child(2){background:#ffe9b3} .check{white-space:nowrap} .check svg{vertical-align:middle}"
+    "tr.passed>td:nth-child(2),tr.killed>td:nth-child(2){background:#dfd}"
+    "tr.failed>td:nth-child(2),tr.deviated>td:nth-child(2),tr.survived>td:nth-child(2){background:#fdd}"
+    "tr.xfailed>td:nth-child(2){background:#ffe9b3} .check{white-space:nowrap} .check svg{vertical-align:middle}"
     ".counts span{margin-right:1em} .filters{margin:1em 0}"
 )
 """The page's base style (the nightly trend page shares it)."""

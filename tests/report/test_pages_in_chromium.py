@@ -194,6 +194,8 @@ def test_both_pages_fit_a_1280_px_window(page: Any, suite: Path) -> None:
     _fits(page)
     page.locator("tr.run details.expectation[data-name='ordering'] summary").click()  # its figures opened
     assert page.locator("tr.run details[open] table.figures tr").count() == 6
+    opened = page.locator("tr.run details[open] table.text td").first
+    assert opened.evaluate("e => getComputedStyle(e).backgroundColor") == "rgba(0, 0, 0, 0)"  # not the outcome's
     _fits(page)
     page.goto((suite.parent / "primary-outage_late_" / "run.html").as_uri())
     _fits(page)
