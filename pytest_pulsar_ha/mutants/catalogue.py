@@ -7,6 +7,7 @@ from pytest_pulsar_ha.mutants.providers import PROVIDER_MUTANTS
 from pytest_pulsar_ha.scenario.expectations import SwitchBackExpectation, SwitchExpectation
 from pytest_pulsar_ha.scenario.model import Scenario
 from pytest_pulsar_ha.scenario.providers import AutoProvider, ControlledProvider, JavaClient
+from pytest_pulsar_ha.workload.process_count import choose_processes
 
 MUTANTS: dict[str, str] = {
     **{name: m.models for name, m in PROVIDER_MUTANTS.items()},
@@ -59,9 +60,10 @@ def cannot_apply(scenario: Scenario, name: str) -> str | None:
         if name == "tcp_only" and provider.probe == "tcp":
             return "the provider probes by TCP already"
         return None
-    if scenario.workload.processes > 1:
+    processes = choose_processes(scenario).count
+    if processes > 1:
         return (
-            f"it wraps the runner's producers and consumers; this workload runs in {scenario.workload.processes} "
+            f"it wraps the runner's producers and consumers; this workload runs in {processes} "
             "worker processes of their own"
         )
     if not isinstance(provider, AutoProvider | ControlledProvider):

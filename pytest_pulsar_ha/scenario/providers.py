@@ -204,7 +204,7 @@ RELAYED_PROVIDER_KINDS = ("auto", "controlled", "custom", "none")
 def check_processes(scenario: Scenario) -> list[tuple[Loc, str]]:
     """A workload over several processes runs the Python client in each, following a provider whose switches
     the runner can see."""
-    if scenario.workload.processes == 1:
+    if scenario.workload.processes in (1, "auto"):  # auto keeps one process where several could not run
         return []
     if isinstance(scenario.client, JavaClient):
         return [

@@ -82,11 +82,13 @@ class Workload(_Model):
     batching: Annotated[bool, Strict()] = False
     """Let each producer batch its sends (the Python client's default batching: up to 1000 messages or 10 ms
     per batch). Every message is still one send, one ack and one receive in the history."""
-    processes: Annotated[int, Strict(), Field(ge=1, le=16)] = 1
+    processes: Annotated[int, Strict(), Field(ge=1, le=16)] | Literal["auto"] = "auto"
     """Worker processes the producers and consumers are spread over (1: all in the runner's process). Past a few
     thousand messages a second one Python process cannot keep the rate: each worker runs its share on a client of
     its own, writes its part of the history as it goes, and follows the provider's switches (the provider under
-    test runs once, in the runner; docs/how-to/high-rate.md)."""
+    test runs once, in the runner; docs/how-to/high-rate.md). `auto` (the default): one process where one keeps
+    the offered rate, else as many as the rate needs, from stored per-process ceilings; one for the Java driver
+    and the native provider, which cannot be spread (the run's facts say what one process keeps)."""
     duration: PositiveDuration
     """How long the producers send. Every fault must be over by then."""
     replicated_subscriptions: Annotated[bool, Strict()] = True

@@ -81,6 +81,18 @@ class WorkloadPlan:
         return ["workload"] * self.consumers
 
 
+PENDING_SECONDS = 2.0
+"""A producer may have this many seconds of its sends in flight (at least :data:`MIN_PENDING`); one more fails
+at once as a send error (``ProducerQueueIsFull``): the open loop never waits for the cluster, so a stuck cluster
+shows as failed sends, not as a slower load."""
+MIN_PENDING = 1000
+
+
+def max_pending(rate_per_second: float) -> int:
+    """The pending-queue bound of a producer sending ``rate_per_second``."""
+    return max(MIN_PENDING, int(PENDING_SECONDS * rate_per_second))
+
+
 _OK = 0
 """``int(pulsar.Result.Ok)``: a send callback's result compared as a number (comparing the client's enum objects
 costs a few microseconds per send)."""
@@ -197,6 +209,7 @@ class Workload:
                         self.client.create_producer,
                         topic,
                         send_timeout_millis=plan.send_timeout_ms,
+                        max_pending_messages=max_pending(plan.rate_per_second),
                         **plan.batching_options(),
                     )
                 )

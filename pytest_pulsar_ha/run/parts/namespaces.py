@@ -30,6 +30,7 @@ from pytest_pulsar_ha.run.parts.migrations import migrating_pairs
 from pytest_pulsar_ha.runtime.environment import RETENTION, PulsarHaEnvironment
 from pytest_pulsar_ha.scenario.model import Scenario
 from pytest_pulsar_ha.workload.driver import WorkloadPlan
+from pytest_pulsar_ha.workload.process_count import choose_processes
 
 
 def create_namespaces(env: PulsarHaEnvironment, scenario: Scenario, clusters: Sequence[str]) -> WorkloadNamespaces:
@@ -146,6 +147,8 @@ class Namespaces(Part):
                         ctx.env.cluster(name).admin.put(path, topic.partitions)
                 ctx.topics.append(f"persistent://{namespace}/{topic.name}")
         w = scenario.workload
+        processes = choose_processes(scenario)
+        ctx.facts["workload processes"] = f"{processes.count} ({processes.why})"
         ctx.plan = WorkloadPlan(
             ctx.topics,
             w.producers,
@@ -161,7 +164,7 @@ class Namespaces(Part):
             w.consumer_delay.seconds,
             w.initial_position,
             w.batching,
-            processes=w.processes,
+            processes=processes.count,
         )
 
 

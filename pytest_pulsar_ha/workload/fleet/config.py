@@ -9,17 +9,6 @@ from typing import Any
 
 from pytest_pulsar_ha.workload.driver import WorkloadPlan
 
-PENDING_SECONDS = 2.0
-"""A fleet producer may have this many seconds of its sends in flight (at least :data:`MIN_PENDING`); one more
-fails at once as a send error (``ProducerQueueIsFull``): the open loop never waits for the cluster, so a stuck
-cluster shows as failed sends, not as a slower load."""
-MIN_PENDING = 1000
-
-
-def max_pending(rate_per_second: float) -> int:
-    """The pending-queue bound of a producer sending ``rate_per_second``."""
-    return max(MIN_PENDING, int(PENDING_SECONDS * rate_per_second))
-
 
 @dataclass(frozen=True)
 class Service:

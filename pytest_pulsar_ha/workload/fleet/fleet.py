@@ -35,13 +35,11 @@ from pytest_pulsar_ha.process.pid_registry import RUN_ID_ENV, PidRegistry
 from pytest_pulsar_ha.workload.attribution import attribute_log
 from pytest_pulsar_ha.workload.drain_tracker import BulkDrainTracker, wait_drained
 from pytest_pulsar_ha.workload.driver import LATE_S, LATE_SHARE, WorkloadPlan
+from pytest_pulsar_ha.workload.driver import max_pending as max_pending_for
 from pytest_pulsar_ha.workload.fleet.config import (
     Service,
     WorkerConfig,
     split_plan,
-)
-from pytest_pulsar_ha.workload.fleet.config import (
-    max_pending as max_pending_for,
 )
 from pytest_pulsar_ha.workload.fleet.handles import WorkerHandle, accept_worker
 from pytest_pulsar_ha.workload.fleet.relay import ProviderRelay

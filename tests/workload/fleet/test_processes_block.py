@@ -9,8 +9,15 @@ import pytest
 
 from pytest_pulsar_ha.scenario.errors import ScenarioError
 from pytest_pulsar_ha.scenario.loader import parse_scenarios
-from pytest_pulsar_ha.workload.driver import WorkloadPlan
-from pytest_pulsar_ha.workload.fleet.config import max_pending, split_plan
+from pytest_pulsar_ha.workload.driver import WorkloadPlan, max_pending
+from pytest_pulsar_ha.workload.fleet.config import split_plan
+from pytest_pulsar_ha.workload.process_count import (
+    MAX_PROCESSES,
+    SINGLE_PROCESS_MSG_S,
+    WORKER_OPERATIONS_S,
+    ProcessChoice,
+    choose_processes,
+)
 
 
 def plan(topics: int, producers: int, consumers: int, kind: str = "shared") -> WorkloadPlan:
@@ -92,3 +99,55 @@ def test_the_java_driver_is_refused_it_is_one_process() -> None:
 @pytest.mark.parametrize("value", ["0", "17", "'2'", "true"])
 def test_a_bad_number_of_processes_is_a_file_line_error(value: str) -> None:
     assert "p.pulsar-ha.yaml:6: scenarios[0].workload.processes" in errors(text(AUTO, processes=value))
+
+
+def auto_text(provider: str, workload: str, client: str = "{kind: python}") -> str:
+    return textwrap.dedent(
+        f"""\
+        scenarios:
+          - name: s
+            topology: {{clusters: [cluster-a, cluster-b]}}
+            client: {client}
+            provider: {provider}
+            workload: {{duration: 10s, {workload}}}
+            expect: [{{no_loss: true}}]
+        """
+    )
+
+
+def chosen(workload: str, provider: str = AUTO, client: str = "{kind: python}") -> ProcessChoice:
+    (case,) = parse_scenarios(auto_text(provider, workload, client), "p.pulsar-ha.yaml")
+    return choose_processes(case.scenario)
+
+
+def test_processes_default_to_auto_one_process_where_one_keeps_the_rate() -> None:
+    (case,) = parse_scenarios(auto_text(AUTO, "rate: 20/s"), "p.pulsar-ha.yaml")
+    assert case.scenario.workload.processes == "auto"
+    assert chosen("rate: 20/s").count == 1
+    assert chosen(f"rate: {SINGLE_PROCESS_MSG_S}/s").count == 1
+    # the ceiling is the whole offer: producers x topics x namespaces at the per-producer rate
+    assert chosen(f"rate: {SINGLE_PROCESS_MSG_S // 2}/s, producers: 2").count == 1
+    assert chosen(f"rate: {SINGLE_PROCESS_MSG_S // 2 + 1}/s, producers: 2").count > 1
+    assert chosen(f"rate: {SINGLE_PROCESS_MSG_S // 4 + 1}/s, namespaces: 4").count > 1
+
+
+def test_auto_spreads_a_high_rate_over_as_many_workers_as_its_sends_and_receipts_need() -> None:
+    one_pair = chosen("rate: 20000/s")  # a producer and a consumer: no more than 2 workers can share them
+    assert one_pair.count == 2 and "auto: 20,000 msg/s offered" in one_pair.why
+    # 80,000 sends + 80,000 receipts a second want 11 workers; 4 producers and 2 consumers can fill 6
+    many = chosen("rate: 20000/s, producers: 4, consumers: 2, subscription_type: shared")
+    assert -(-160_000 // WORKER_OPERATIONS_S) == 11 and many.count == 6
+    few = chosen("rate: 4000/s, producers: 8, consumers: 8, subscription_type: shared")  # 64,000 operations a second
+    assert few.count == -(-64_000 // WORKER_OPERATIONS_S) == 5
+    assert chosen("rate: 50000/s, producers: 16, consumers: 16, subscription_type: shared").count == MAX_PROCESSES
+    assert chosen("rate: 3000/s, producers: 8").count == 4  # 24,000 sends and 24,000 receipts a second
+    assert chosen("rate: 20000/s, processes: 1").count == 1  # as written
+    assert chosen("rate: 20/s, processes: 3") == ProcessChoice(3, "3 as written")
+
+
+def test_auto_keeps_one_process_for_what_cannot_be_spread_and_says_what_it_keeps() -> None:
+    native = chosen("rate: 20000/s", provider=NATIVE)
+    assert native.count == 1
+    assert f"keeps about {SINGLE_PROCESS_MSG_S:,} msg/s of the 20,000 offered" in native.why
+    java = chosen("rate: 20000/s", provider=AUTO.replace("}", ", probe: tcp}"), client="{kind: java}")
+    assert java.count == 1 and "Java driver" in java.why
