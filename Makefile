@@ -6,7 +6,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTEST_ARGS ?=
 
-.PHONY: setup chromium provision demo scenarios smoke test lint docs unit bench reap multi-broker migration-chaos nightly soak side-by-side matrix mutate
+.PHONY: setup chromium provision wheel demo scenarios smoke test lint docs unit bench reap multi-broker migration-chaos nightly soak side-by-side matrix mutate
 
 setup: $(VENV)/.installed provision
 
@@ -98,7 +98,7 @@ docs: $(VENV)/.installed
 
 # Short tracebacks: a failure's own lines, then what the brokers logged meanwhile (the plugin adds them).
 # What make test leaves out, each with its reason and its command: docs/development.md, "What make test leaves out, and why".
-KEPT_OUT := unsettled or wedges_client or nightly_demo or heavy or soak or side_by_side or spark_cluster or matrix
+KEPT_OUT := unsettled or wedges_client or nightly_demo or heavy or soak or side_by_side or spark_cluster or matrix or wheel
 # Then one scenario of each proposal on a second Pulsar version (the default, 4.2.4, is assembled from Maven
 # artifacts; 4.0.8 is the distribution), in a session of its own.
 SECOND_VERSION ?= 4.0.8
@@ -140,6 +140,11 @@ unit: $(VENV)/.installed chromium
 
 bench: setup
 	$(PY) benchmarks/bringup.py
+
+# A plain pip install provisions: the wheel built, installed into a fresh venv outside the checkout, and
+# pulsar-ha provision run from another folder (about 1.5 minutes; mark wheel, left out of make test).
+wheel: setup
+	$(PY) -m pytest tests/provisioning/test_wheel_install.py -m wheel -p no:cacheprovider $(PYTEST_ARGS)
 
 reap: $(VENV)/.installed
 	$(VENV)/bin/pulsar-ha reap

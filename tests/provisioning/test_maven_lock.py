@@ -79,7 +79,7 @@ def test_the_repository_is_the_env_then_a_settings_mirror(tmp_path: Path, monkey
     settings = tmp_path / ".m2" / "settings.xml"
     settings.parent.mkdir()
     settings.write_text(
-        '<settings xmlns="http://maven.apache.org/SETTINGS/1.0.0"><mirrors>'
+        "<settings><mirrors>"
         "<mirror><id>x</id><mirrorOf>other</mirrorOf><url>https://other.example/</url></mirror>"
         "<mirror><id>m</id><mirrorOf>central</mirrorOf><url>https://mirror.example/maven2/</url></mirror>"
         "</mirrors></settings>"
