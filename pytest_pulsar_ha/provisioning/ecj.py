@@ -33,17 +33,24 @@ def ensure_ecj(cache_dir: Path, progress: Progress) -> Path:
 
 
 def compile_java(
-    java: Path, sources: Sequence[Path], classpath: Sequence[Path], out: Path, cache_dir: Path, progress: Progress
+    java: Path,
+    sources: Sequence[Path],
+    classpath: Sequence[Path],
+    out: Path,
+    cache_dir: Path,
+    progress: Progress,
+    target: str = TARGET,
 ) -> None:
-    """Compile ``sources`` against ``classpath`` into ``out`` (created) with ecj on ``java``; raises
-    :class:`ProvisioningError` with the compiler's messages when it fails."""
+    """Compile ``sources`` against ``classpath`` into ``out`` (created) with ecj on ``java`` for ``target`` (``-17``;
+    ``-21`` against jars built for 21); raises :class:`ProvisioningError` with the compiler's messages when it
+    fails."""
     ecj = ensure_ecj(cache_dir, progress)
     out.mkdir(parents=True, exist_ok=True)
     command = [
         str(java),
         "-jar",
         str(ecj),
-        TARGET,
+        target,
         "-encoding",
         "UTF-8",
         "-nowarn",

@@ -106,7 +106,9 @@ def _build_locked(
         build = Path(tmp)
         install(paths, build / "lib", lambda entry: entry.coordinate.file_name)  # Maven's names for them
         java_files = sorted((sources / JAVA_FILES).rglob("*.java"))
-        compile_java(java, java_files, sorted((build / "lib").glob("*.jar")), build / "classes", cache_dir, progress)
+        jars = sorted((build / "lib").glob("*.jar"))
+        target = f"-{required_java(client_version)}"  # 5.x clients are built for Java 21
+        compile_java(java, java_files, jars, build / "classes", cache_dir, progress, target)
         with zipfile.ZipFile(build / JAR_NAME, "w", zipfile.ZIP_DEFLATED) as jar:
             jar.writestr("META-INF/MANIFEST.MF", f"Manifest-Version: 1.0\nMain-Class: {MAIN_CLASS}\n")
             for path in sorted((build / "classes").rglob("*.class")):
