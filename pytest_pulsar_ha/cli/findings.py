@@ -2,6 +2,7 @@
 
     pulsar-ha findings record reports/matrix/4.2.4      # every verdict.json below it; appends to the data file
     pulsar-ha findings page                             # rewrites docs/results/findings.md from the data file
+    pulsar-ha findings report pip136-silent-no-op       # writes docs/results/reports/<finding>.md (--all: each)
 
 The data files are ``docs/results/data/findings/observations.jsonl`` (``--data``) and ``runs.jsonl`` (``--runs``);
 a run is recorded once (its verdict.json's digest names it).
@@ -21,6 +22,8 @@ from pytest_pulsar_ha.errors import ConfigurationError
 DATA = Path("docs") / "results" / "data" / "findings" / "observations.jsonl"
 RUNS = Path("docs") / "results" / "data" / "findings" / "runs.jsonl"
 PAGE = Path("docs") / "results" / "findings.md"
+ROOT = Path(".")
+"""the repository's root: where the scenario files, the reports and their stored files are read from"""
 
 
 def add_findings_parser(sub: Any) -> None:
@@ -42,6 +45,14 @@ def add_findings_parser(sub: Any) -> None:
     page.add_argument("--runs", type=Path, default=RUNS)
     page.add_argument("--out", type=Path, default=PAGE)
     page.set_defaults(func=cmd_findings_page)
+    report = steps.add_parser("report", help="write a finding's upstream report from the stored data")
+    which = report.add_mutually_exclusive_group(required=True)
+    which.add_argument("finding", nargs="?", help="the finding's key (as on the findings page)")
+    which.add_argument("--all", action="store_true", help="every finding of the catalogue")
+    report.add_argument("--data", type=Path, default=DATA)
+    report.add_argument("--runs", type=Path, default=RUNS)
+    report.add_argument("--root", type=Path, default=ROOT, help="the repository's root (default: here)")
+    report.set_defaults(func=cmd_findings_report)
 
 
 def cmd_findings_record(args: argparse.Namespace) -> int:
@@ -84,11 +95,30 @@ def cmd_findings_record(args: argparse.Namespace) -> int:
 
 
 def cmd_findings_page(args: argparse.Namespace) -> int:
-    from pytest_pulsar_ha.report.findings import load, load_runs, render
+    from pytest_pulsar_ha.report.findings import load, load_runs
+    from pytest_pulsar_ha.report.findings_page import render
 
     observations = load(args.data.read_text()) if args.data.exists() else []
     runs = load_runs(args.runs.read_text()) if args.runs.exists() else []
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(render(observations, runs))
     print(f"wrote {args.out} ({len(observations)} observations)")
+    return 0
+
+
+def cmd_findings_report(args: argparse.Namespace) -> int:
+    from pytest_pulsar_ha.report.finding_reports import REPORTS, render_report
+    from pytest_pulsar_ha.report.findings import FINDINGS, load, load_runs
+
+    known = {f.key: f for f in FINDINGS}
+    if not args.all and args.finding not in known:
+        raise ConfigurationError(f"no finding {args.finding!r}; the catalogue has {', '.join(known)}")
+    observations = load(args.data.read_text()) if args.data.exists() else []
+    runs = load_runs(args.runs.read_text()) if args.runs.exists() else []
+    out = args.root / REPORTS
+    out.mkdir(parents=True, exist_ok=True)
+    for finding in FINDINGS if args.all else [known[args.finding]]:
+        path = out / f"{finding.key}.md"
+        path.write_text(render_report(args.root, finding, observations, runs))
+        print(f"wrote {path}")
     return 0

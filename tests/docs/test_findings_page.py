@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from pytest_pulsar_ha.cli.findings import DATA, PAGE, RUNS
-from pytest_pulsar_ha.report.findings import load, load_runs, render
+from pytest_pulsar_ha.report.findings import load, load_runs
+from pytest_pulsar_ha.report.findings_page import render
 
 ROOT = Path(__file__).resolve().parents[2]
 

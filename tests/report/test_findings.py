@@ -17,9 +17,9 @@ from pytest_pulsar_ha.report.findings import (
     load,
     load_runs,
     observe,
-    render,
     tally,
 )
+from pytest_pulsar_ha.report.findings_page import render
 from pytest_pulsar_ha.scenario.loader import load_scenarios
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,6 +32,8 @@ def _verdict(case: str, checks: dict[str, bool], pulsar: str | None = "4.2.4 (as
         "outcome": "passed" if all(checks.values()) else "failed",
         "seed": seed,
         "facts": {} if pulsar is None else {"pulsar": pulsar},
+        # the answered version: the pulsar fact (older verdicts) and the versions list (newer ones)
+        "versions": [] if pulsar is None else [pulsar.rsplit(" ", 1)[-1]],
         "checks": [{"name": n, "ok": ok, "measured": f"{n}-figure"} for n, ok in checks.items()],
         "deadlocks": [{"cluster": "blue", "known": name} for name in deadlocks or []],
     }
@@ -122,6 +124,6 @@ def test_record_then_page_through_the_command(tmp_path: Path, capsys: pytest.Cap
     assert sorted(o.shown for o in load(data.read_text())) == [False, True]
     assert main(["findings", "page", "--data", str(data), "--runs", str(runs), "--out", str(page)]) == 0
     row = next(line for line in page.read_text().splitlines() if line.startswith("| Java's consumer"))
-    assert "| no run stored | reproduces (1 of 2 runs) |" in row
+    assert "| 4.2.4 brokers: lead (1 of 2 runs; needs 5 runs, no counter-check run) |" in row  # a client's defect
     assert "| primary-outage[java] | no run stored | 1 failed, 1 passed |" in page.read_text()
     assert page.read_text() == render(load(data.read_text()), load_runs(runs.read_text()))

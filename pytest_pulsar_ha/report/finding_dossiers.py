@@ -1,0 +1,201 @@
+"""What a finding's upstream report needs beyond its runs: its class, where it belongs upstream, the counter-check
+that must hold beside it, the code that does it at the release's tag, the upstream threads searched for, and the
+log lines that show the mechanism.
+
+These are facts read by hand once and kept here, each with where it was read: the code pointers from the release's
+source (the stored apache/pulsar sources, their line numbers checked against the line tables of the release's jars
+with ``javap -l``), the upstream threads from the search tool's GitHub issue corpus on the day in ``searched``. The
+figures of a report never come from here: :mod:`pytest_pulsar_ha.report.finding_reports` reads them from the stored
+runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Kind = Literal["broker defect", "client defect", "limit of the design", "intended behaviour"]
+KINDS: tuple[Kind, ...] = ("broker defect", "client defect", "limit of the design", "intended behaviour")
+"""The classes, in the order the page sorts by."""
+
+PULSAR = "apache/pulsar"
+CPP = "apache/pulsar-client-cpp"
+PYTHON = "apache/pulsar-client-python"
+UPSTREAM_REPOSITORIES = (PULSAR, CPP, PYTHON)
+"""The repositories every search covers (the Java client lives in apache/pulsar)."""
+
+
+@dataclass(frozen=True)
+class CodePointer:
+    tag: str
+    path: str
+    member: str
+    """``Class.method``"""
+    lines: tuple[int, int]
+    """first and last line of the method at ``tag`` (the release jar's line table)"""
+    what: str
+
+    @property
+    def url(self) -> str:
+        first, last = self.lines
+        return f"https://github.com/{PULSAR}/blob/{self.tag}/{self.path}#L{first}-L{last}"
+
+
+@dataclass(frozen=True)
+class Thread:
+    """An upstream issue or pull request and what it is to the finding."""
+
+    ref: str
+    """``owner/repo#number``"""
+    kind: Literal["issue", "pull request"]
+    state: str
+    """as the search tool's copy of the thread says: open, closed, merged"""
+    relation: str
+
+
+@dataclass(frozen=True)
+class Dossier:
+    kind: Kind
+    repository: str
+    """where it is to be reported: apache/pulsar (broker and Java client), apache/pulsar-client-cpp, ..."""
+    client: str = ""
+    """for a client defect: which client the runs used"""
+    counter_check: str = ""
+    """a case that must pass beside it on the same version (a reference synchronizer, another client), or ''"""
+    code: tuple[CodePointer, ...] = ()
+    threads: tuple[Thread, ...] = ()
+    searched: str = ""
+    """the day the upstream repositories were searched (YYYY-MM-DD), '' when not yet"""
+    queries: tuple[str, ...] = ()
+    log_pattern: str = ""
+    """a regular expression for the log lines that show the mechanism ('' when no line does)"""
+    log_note: str = ""
+    """whose log, and what the lines say (or why there is none)"""
+    script: str = ""
+    """the plain reproduction beside the report (``reproduce.py``), '' when none yet"""
+
+
+_AMS = "pulsar-metadata/src/main/java/org/apache/pulsar/metadata/impl/AbstractMetadataStore.java"
+_ROCKS = "pulsar-metadata/src/main/java/org/apache/pulsar/metadata/impl/RocksdbMetadataStore.java"
+_SYNC = "pulsar-broker/src/main/java/org/apache/pulsar/broker/service/PulsarMetadataEventSynchronizer.java"
+_TAG = "v4.2.4"
+
+_SHOULD_IGNORE = CodePointer(
+    _TAG,
+    _AMS,
+    "AbstractMetadataStore.shouldIgnoreEvent",
+    (267, 305),
+    "ignores a remote event when `event.getLastUpdatedTimestamp()` (its origin time, the writer's clock) is below "
+    "`existingValue.getStat().getModificationTimestamp()` (when the local store last wrote the path, the local clock)",
+)
+_HANDLE = CodePointer(
+    _TAG,
+    _AMS,
+    "AbstractMetadataStore.handleMetadataEvent",
+    (214, 250),
+    "applies a remote event with `putInternal(path, value, Optional.ofNullable(event.getExpectedVersion()), "
+    "options)`: the stored value gets a new local modification time, not the event's origin time",
+)
+_STORE_PUT = CodePointer(
+    _TAG,
+    _ROCKS,
+    "RocksdbMetadataStore.storePut",
+    (518, 583),
+    "stamps `modifiedTimestamp` with `System.currentTimeMillis()` when the put is applied (lines 540 and 557); "
+    "ZooKeeper's mtime is likewise the apply time",
+)
+_SILENT = CodePointer(
+    _TAG,
+    _AMS,
+    "AbstractMetadataStore.handleMetadataEvent",
+    (214, 250),
+    "passes the remote event's expected version to `putInternal` (line 229); when the put fails with "
+    "`BadVersionException` it logs WARN `Failed to update metadata {path}` and completes the event normally "
+    "(lines 236-238): no retry, no re-read, no conflict rule",
+)
+_ACK = CodePointer(
+    _TAG,
+    _SYNC,
+    "PulsarMetadataEventSynchronizer.acknowledgeAfter",
+    (247, 250),
+    "acknowledges the event once the handler's future completes, so the dropped event is never redelivered",
+)
+_SEARCHED = "2026-11-29"
+_PIP136_QUERIES = (
+    "PIP-136 metadata sync shouldIgnoreEvent timestamp BadVersionException event ignored",
+    "metadata event ignored lastUpdatedTimestamp modification timestamp replication delay last writer wins",
+    "configurationMetadataSyncEventTopic metadata sync policies diverge between clusters",
+    "pulsar-client-cpp pulsar-client-python namespace policy metadata sync divergence two clusters",
+)
+
+DOSSIERS: dict[str, Dossier] = {
+    "pip136-apply-time-lww": Dossier(
+        "broker defect",
+        PULSAR,
+        counter_check="metadata-sync-replication-cut[reference]",
+        code=(_SHOULD_IGNORE, _HANDLE, _STORE_PUT),
+        threads=(
+            Thread(f"{PULSAR}#16424", "issue", "open", "PIP-136 itself: the conflict rule compares origin times"),
+            Thread(f"{PULSAR}#16425", "pull request", "merged", "PIP-136's implementation (shouldIgnoreEvent)"),
+        ),
+        searched=_SEARCHED,
+        queries=_PIP136_QUERIES,
+        log_note="none: `shouldIgnoreEvent` returns without logging, so the ignored events leave no line in the "
+        "broker's log; the divergence shows only in the admin API's answers (and in the synchronizer's "
+        "subscription, which acknowledged every event)",
+        script="reproduce.py",
+    ),
+    "pip136-silent-no-op": Dossier(
+        "broker defect",
+        PULSAR,
+        counter_check="metadata-sync-concurrent[reference]",
+        code=(_SILENT, _ACK, _SHOULD_IGNORE),
+        threads=(
+            Thread(
+                f"{PULSAR}#24080",
+                "pull request",
+                "merged",
+                "not a report of this drop: the PR that met the same `BadVersionException` on remote events "
+                "(released in 3.0.11 / 3.3.6); on 4.2.4 the remote event's version is still checked and a "
+                "mismatch is acknowledged without being applied",
+            ),
+            Thread(f"{PULSAR}#16425", "pull request", "merged", "PIP-136's implementation"),
+        ),
+        searched=_SEARCHED,
+        queries=_PIP136_QUERIES,
+        log_pattern=r"Failed to update metadata /admin/policies/",
+        log_note="each broker's log (logger `org.apache.pulsar.metadata.impl.AbstractMetadataStore`, WARN): one "
+        "line per dropped remote event, with the `BadVersionException` as its cause; nothing else marks the drop",
+        script="reproduce.py",
+    ),
+    "pip136-clock-skew": Dossier(
+        "limit of the design",
+        PULSAR,
+        counter_check="metadata-sync-clock-ahead[reference]",
+        code=(_SHOULD_IGNORE,),
+        searched=_SEARCHED,
+        queries=_PIP136_QUERIES,
+        log_note="none: an ignored event is not logged",
+    ),
+    "pip188-unprepared-subscription": Dossier("intended behaviour", PULSAR),
+    "pip188-client-stall-backlog": Dossier(
+        "client defect", CPP, client="Python client (pulsar-client, the C++ client inside)"
+    ),
+    "pip188-client-stall-restart": Dossier("broker defect", PULSAR),
+    "pip188-topic-migrated-deadlock": Dossier("broker defect", PULSAR),
+    "java-client-25291": Dossier(
+        "client defect", PULSAR, client="Java client (pulsar-client-original)", counter_check="primary-outage"
+    ),
+    "pip136-tie-order": Dossier("broker defect", PULSAR, code=(_SHOULD_IGNORE,)),
+    "lookup-coalescing-26244": Dossier("broker defect", PULSAR),
+    "pip188-url-validation-26473": Dossier("broker defect", PULSAR),
+    "new-topic-waits-for-remotes": Dossier("broker defect", PULSAR),
+    "standalone-restart-loop": Dossier("broker defect", PULSAR),
+}
+
+
+def dossier(key: str) -> Dossier:
+    try:
+        return DOSSIERS[key]
+    except KeyError:
+        raise KeyError(f"no dossier for finding {key!r}: add one to report/finding_dossiers.py") from None
