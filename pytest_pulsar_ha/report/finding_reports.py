@@ -176,6 +176,10 @@ def _reproduction(root: Path, finding: Finding, info: Dossier) -> list[str]:
         "```",
         "",
         "Exit status: 0 when the defect shows, 1 when it does not, 2 on a set-up error.",
+        "",
+        f"**Run here:** {info.script_run}."
+        if info.script_run
+        else "**Not run here yet:** run it once on the release before filing, and quote its output.",
     ]
 
 

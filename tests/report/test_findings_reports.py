@@ -145,3 +145,22 @@ def test_the_report_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert "## Where in the code" in written.read_text()
     assert "Not stored yet" in written.read_text()
     assert main(["findings", "report", "no-such-finding", "--root", str(tmp_path)]) != 0
+
+
+_HARNESS = re.compile(r"# --- two standalones.*?# --- the reproduction", re.S)
+
+
+def test_the_plain_scripts_share_one_harness_and_parse() -> None:
+    """The PIP-136 scripts stand alone (a maintainer takes one file), so each carries the same block that starts
+    the two standalones; it is kept identical. Each parses, and its report points at it."""
+    scripts = {key: ROOT / REPORTS / key / info.script for key, info in DOSSIERS.items() if info.script}
+    assert {"pip136-apply-time-lww", "pip136-silent-no-op"} <= set(scripts)
+    blocks = set()
+    for key, path in scripts.items():
+        text = path.read_text()
+        compile(text, str(path), "exec")
+        match = _HARNESS.search(text)
+        assert match, path
+        blocks.add(match.group(0))
+        assert f"({key}/{path.name})" in (ROOT / REPORTS / f"{key}.md").read_text()
+    assert len(blocks) == 1, "the scripts' two-standalones blocks differ: copy one over the other"
