@@ -265,7 +265,8 @@ def run(main: Any) -> None:
     the logs kept; SIGINT/SIGTERM stop it the same way."""
 
     def interrupted(signum: int, _frame: Any) -> None:
-        raise SystemExit(f"interrupted by signal {signum}")
+        print(f"interrupted by signal {signum}", file=sys.stderr)
+        raise SystemExit(2)
 
     signal.signal(signal.SIGTERM, interrupted)
     signal.signal(signal.SIGINT, interrupted)
@@ -282,6 +283,8 @@ def run(main: Any) -> None:
         status = main(home, work, started)
     except SetupError as exc:
         print(f"set-up error: {exc}", file=sys.stderr)
+    except Exception as exc:  # anything unforeseen is a failed set-up, never "not shown"
+        print(f"set-up error: {type(exc).__name__}: {exc}", file=sys.stderr)
     finally:
         for cluster in started:
             cluster.stop()
