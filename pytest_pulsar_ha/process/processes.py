@@ -26,6 +26,32 @@ def tail_lines(path: Path, count: int = 40) -> str:
         return ""
 
 
+STOP_SECONDS = 5.0
+"""How long a pause waits for every thread of the group to be stopped."""
+STOPPED_STATES = frozenset("TtZX")
+"""A thread's ``/proc`` state once it no longer runs: stopped (by a signal or a tracer), a zombie, dead."""
+
+
+def running_threads(pgid: int) -> list[str]:
+    """The threads (``pid/tid state``) of process group ``pgid`` that are not stopped: each member's tasks as
+    ``/proc/<pid>/task/<tid>/stat`` says (a member or thread gone meanwhile is not running)."""
+    running = []
+    for pid in live_group_members(pgid):
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in tasks:
+            try:
+                stat = Path(f"/proc/{pid}/task/{tid}/stat").read_text()
+            except OSError:
+                continue
+            state = stat.rsplit(")", 1)[1].split()[0]
+            if state not in STOPPED_STATES:
+                running.append(f"{pid}/{tid} {state}")
+    return running
+
+
 GROUP_EXIT_SECONDS = 5.0
 """How long a kill waits for the members of the group after its leader (SIGKILL is delivered asynchronously)."""
 ERROR_LINE = re.compile(r"\bERROR\b|Exception|Error:|Address already in use")
@@ -117,8 +143,24 @@ class ManagedProcess:
             os.killpg(self._popen.pid, sig)
 
     def pause(self) -> None:
+        """SIGSTOP the group and return once every thread of every member is stopped: the kernel stops each
+        thread when it next runs, so a broker thread could still answer a request for a moment after ``killpg``
+        returned (a send made right after a pause was once acknowledged). Raises :class:`RuntimeError` naming the
+        threads still running after :data:`STOP_SECONDS`."""
         self.signal_group(signal.SIGSTOP)
         self.paused = True
+        if self._popen is None or self._finished:
+            return
+        deadline = time.monotonic() + STOP_SECONDS
+        running = running_threads(self._popen.pid)
+        while running and time.monotonic() < deadline:
+            time.sleep(0.002)
+            running = running_threads(self._popen.pid)
+        if running:
+            raise RuntimeError(
+                f"{self.name}: {len(running)} thread(s) of process group {self._popen.pid} still ran "
+                f"{STOP_SECONDS:g}s after SIGSTOP: {', '.join(running[:8])}"
+            )
 
     def resume(self) -> None:
         self.signal_group(signal.SIGCONT)

@@ -157,7 +157,6 @@ def test_kill_and_start_keep_acknowledged_data(pulsar_ha: PulsarHaEnvironment, g
         client.close()
 
 
-@pytest.mark.unsettled  # a clean-clone run saw the send during SIGSTOP acknowledged (README, Development)
 def test_pause_freezes_the_cluster_and_resume_recovers(pulsar_ha: PulsarHaEnvironment, geo_namespace: str) -> None:
     topic = f"persistent://{geo_namespace}/paused"
     a = pulsar_ha.cluster("cluster-a")

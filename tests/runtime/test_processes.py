@@ -159,3 +159,45 @@ def test_a_start_up_report_names_the_first_error_not_only_the_shutdown(tmp_path:
     assert found.count("Failed to start pulsar service") == 1
     assert "shutting down" not in found
     assert first_errors(tmp_path / "missing.log") == ""
+
+
+def test_pause_returns_only_once_every_thread_of_every_member_is_stopped(tmp_path: Path) -> None:
+    """Busy threads in two processes of the group: when pause() returns, none of them runs any more (their
+    counter no longer moves), and resume() lets them run again."""
+    from pytest_pulsar_ha.process.processes import running_threads
+
+    counter = tmp_path / "ticks"
+    spin = (
+        "import os, sys, threading\n"
+        "n = [0]\n"
+        "def busy():\n"
+        "    while True: n[0] += 1\n"
+        "for _ in range(4): threading.Thread(target=busy, daemon=True).start()\n"
+        "import time\n"
+        "while True:\n"
+        f"    open({str(counter)!r} + str(os.getpid()), 'w').write(str(n[0])); time.sleep(0.001)\n"
+    )
+    proc = ManagedProcess(
+        "spinners",
+        ["sh", "-c", f"{sys.executable} -c \"$0\" & {sys.executable} -c \"$0\" & wait", spin],
+        cwd=tmp_path,
+        log_path=tmp_path / "log",
+        registry=PidRegistry(tmp_path / "run"),
+    )
+    proc.start()
+    try:
+        deadline = time.monotonic() + 10
+        while len(list(tmp_path.glob("ticks*"))) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert proc.pid is not None and len(running_threads(proc.pid)) >= 2
+        for _ in range(5):
+            proc.pause()
+            assert running_threads(proc.pid) == []
+            frozen = {path: path.read_text() for path in tmp_path.glob("ticks*")}
+            time.sleep(0.1)
+            assert {path: path.read_text() for path in tmp_path.glob("ticks*")} == frozen
+            proc.resume()
+            time.sleep(0.05)
+            assert running_threads(proc.pid) != []
+    finally:
+        proc.stop(grace_seconds=1)

@@ -91,8 +91,6 @@ def test_a_cluster_outage_cuts_every_broker(env: PulsarHaEnvironment, namespace:
         client.close()
 
 
-@pytest.mark.unsettled  # a clean-clone run saw the send during the bookie's SIGSTOP acknowledged, as the
-# cluster pause test once did (README, Development): same signature, cause not found yet
 def test_a_paused_bookie_stalls_writes_until_it_resumes(env: PulsarHaEnvironment, namespace: str) -> None:
     a = env.cluster("cluster-a")
     assert a.bookie is not None
