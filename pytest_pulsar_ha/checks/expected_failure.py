@@ -1,5 +1,6 @@
 """How a run's verdicts differ from a scenario's announced failure (``expect_failure``): XFAIL only when exactly
-the named expectations failed, with the figure ``measured`` asks for."""
+the named expectations failed, on evidence, with the figure the entry names (read from the verdict's figures,
+never from its text)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from pytest_pulsar_ha.checks.result import CheckResult
-from pytest_pulsar_ha.scenario.expected_failure import figure_value, resolve
+from pytest_pulsar_ha.scenario.expected_failure import resolve
 
 if TYPE_CHECKING:
     from pytest_pulsar_ha.checks.deadlocks import Deadlock
@@ -26,8 +27,8 @@ def mismatches(
     figure: Mapping[str, tuple[float, float]] | None = None,
 ) -> list[str]:
     """How the verdicts ``checks`` (one per expectation, in order) differ from the announced failure: empty when
-    exactly the named expectations failed (the first with a measured text matching ``measured`` and a figure in
-    the range ``figure`` gives)."""
+    exactly the named expectations failed, each on evidence (a verdict that is a lack of evidence shows nothing),
+    the first with a measured text matching ``measured`` and a figure in the range ``figure`` gives."""
     if len(checks) != len(kinds):  # no verdict is no evidence of the announced failure
         return [f"{len(checks)} verdict(s) for {len(kinds)} expectation(s): the run did not judge every expectation"]
     named: dict[int, str] = {}
@@ -42,6 +43,8 @@ def mismatches(
         announced = named.get(index)
         if announced is not None and check.ok:
             found.append(f"{announced} was expected to fail and held (measured {check.measured})")
+        elif announced is not None and not check.evidence:
+            found.append(f"{announced} failed on no evidence ({check.measured}): it shows nothing")
         elif announced is None and not check.ok:
             found.append(f"{check.name} (expect item {index}) failed, and only {', '.join(names)} may fail")
     if measured is not None and not found and first is not None:
@@ -51,9 +54,12 @@ def mismatches(
     for name, (low, high) in (figure or {}).items():
         if found or first is None:
             break
-        value = figure_value(name, checks[first].measured)
+        value = checks[first].figures.get(name)
         if value is None:
-            found.append(f"{names[0]} failed with {checks[first].measured!r}, which has no {name} figure")
+            known = ", ".join(checks[first].figures) or "none"
+            found.append(
+                f"{names[0]} failed with {checks[first].measured!r}, which has no {name} figure (its: {known})"
+            )
         elif not low <= value <= high:
             found.append(f"{names[0]} failed with {name}={value:g}, outside the expected range [{low:g}, {high:g}]")
     return found

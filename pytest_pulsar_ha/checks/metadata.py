@@ -17,12 +17,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_pulsar_ha.checks.registry import CheckContext, checker
-from pytest_pulsar_ha.checks.result import CheckResult
+from pytest_pulsar_ha.checks.result import CheckResult, no_evidence
 from pytest_pulsar_ha.components.metadata_sync.oracle import PULSAR_TIE_RULES, MetadataWrite, TieRule, divergences
 from pytest_pulsar_ha.history import FAULT_END, METADATA_EVENT, METADATA_READ, METADATA_WRITE, Event
 from pytest_pulsar_ha.scenario.expectations import ConvergedExpectation, LastWriterWinsExpectation
 
 MAX_SHOWN = 4
+DIVERGENCES = "divergences"
+"""last_writer_wins's figure: the paths some cluster ends holding other than the oracle's value."""
+DIVERGED_PATHS = "diverged_paths"
+"""converged's figure: the paths whose clusters end holding different values (never converged)."""
 
 
 @dataclass(frozen=True)
@@ -139,25 +143,23 @@ def judge_last_writer_wins(expectation: LastWriterWinsExpectation, context: Chec
     held = final_holdings(events)
     lacking = missing_evidence(events, held)
     if lacking is not None:
-        return CheckResult(kind, False, expected, lacking)
+        return no_evidence(kind, expected, lacking)
     missing = unpublished(events, writes)
-    if missing:
+    if missing:  # the oracle cannot judge a write it never saw: missing evidence, never a pass
         shown = ", ".join(missing[:MAX_SHOWN])
-        return CheckResult(
-            kind, False, expected, f"{len(missing)} write(s) never appeared on an event topic (e.g. {shown})"
-        )
+        return no_evidence(kind, expected, f"{len(missing)} write(s) never appeared on an event topic (e.g. {shown})")
     found = divergences(writes, held, "pip")
     if not found:
         winners = {w.path for w in writes}
-        return CheckResult(
-            kind, True, expected, f"{len(held)} clusters hold the oracle's value of {len(winners)} path(s)"
-        )
+        measured = f"{len(held)} clusters hold the oracle's value of {len(winners)} path(s)"
+        return CheckResult(kind, True, expected, measured, figures={DIVERGENCES: 0}, window=(0, 0))
     other: TieRule = "pulsar-4.0.8"
     coded_in = ", ".join(v for v, (rule, _) in PULSAR_TIE_RULES.items() if rule == other)
     matched = not divergences(writes, held, other)
     note = f" (they match Pulsar's tie rule, larger name wins, as coded in {coded_in})" if matched else ""
     text = "; ".join(d.describe() for d in found[:MAX_SHOWN])
-    return CheckResult(kind, False, expected, f"{len(found)} divergence(s) from the oracle{note}: {text}")
+    measured = f"{len(found)} divergence(s) from the oracle{note}: {text}"
+    return CheckResult(kind, False, expected, measured, figures={DIVERGENCES: len(found)}, window=(0, 0))
 
 
 @checker("converged")
@@ -168,20 +170,20 @@ def judge_converged(expectation: ConvergedExpectation, context: CheckContext) ->
     events = context.events
     writes = workload_writes(events)
     if not writes:
-        return CheckResult(kind, False, expected, "the workload made no successful metadata write: no evidence")
+        return no_evidence(kind, expected, "the workload made no successful metadata write: no evidence")
     ends = [int(d.get("end_ns") or e.ts_ns) for e, d in writes]
     ends += [e.ts_ns for e in events if e.type == FAULT_END]
     reference = max(ends)
     all_reads = reads(events)
     paths = sorted({r.path for r in all_reads})
     if not paths:
-        return CheckResult(kind, False, expected, "no cluster was read: no evidence")
-    parts, ok, worst = [], True, 0.0
+        return no_evidence(kind, expected, "no cluster was read: no evidence")
+    parts, ok, worst, apart = [], True, 0.0, 0
     for path in paths:
         mine = [r for r in all_reads if r.path == path]
         finals = {r.cluster: r.value for r in mine if r.final}
         if len(set(finals.values())) != 1:
-            ok = False
+            ok, apart = False, apart + 1
             parts.append(f"{path} never converged: " + ", ".join(f"{c} holds {v}" for c, v in sorted(finals.items())))
             continue
         value = next(iter(finals.values()))
@@ -197,4 +199,6 @@ def judge_converged(expectation: ConvergedExpectation, context: CheckContext) ->
             ok = False
         parts.append(f"{path}: every cluster holds {value} {seconds:.1f}s after the last write/fault")
     measured = "; ".join(parts) + ("" if ok else f" (worst {worst:.1f}s)")
-    return CheckResult(kind, ok, expected, f"{measured}; {describe_propagation(propagation_seconds(events))}")
+    measured = f"{measured}; {describe_propagation(propagation_seconds(events))}"
+    figures = {DIVERGED_PATHS: apart, "paths": len(paths), "worst_s": worst}
+    return CheckResult(kind, ok, expected, measured, figures=figures, window=(0, within))

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from pytest_pulsar_ha.checks.metadata import final_holdings, missing_evidence, published_writes, workload_writes
 from pytest_pulsar_ha.checks.registry import CheckContext, checker
-from pytest_pulsar_ha.checks.result import CheckResult
+from pytest_pulsar_ha.checks.result import CheckResult, no_evidence
 from pytest_pulsar_ha.components.metadata_sync.oracle import MetadataWrite
 from pytest_pulsar_ha.history import Event
 from pytest_pulsar_ha.scenario.expectations import LatestWriteKeptExpectation
@@ -81,16 +81,16 @@ def judge_latest_write_kept(expectation: LatestWriteKeptExpectation, context: Ch
     held = final_holdings(events)
     lacking = missing_evidence(events, held) or (None if made else "no write names its cluster and path: no evidence")
     if lacking is not None:
-        return CheckResult(kind, False, expected, lacking)
+        return no_evidence(kind, expected, lacking)
     t0 = min(w.began_ns for w in made)
-    offsets = describe_offsets(clock_offsets(made, published_writes(events)))
-    parts, ok = [], True
+    offsets = describe_offsets(clock_offsets(made, published_writes(events)))  # skew_s, as the figure below
+    parts, ok, wrong_paths, unordered = [], True, 0, 0
     for path in sorted({w.path for w in made}):
         mine = sorted((w for w in made if w.path == path), key=lambda w: w.began_ns)
         last = mine[-1]
         overlapping = [w for w in mine[:-1] if w.ended_ns > last.began_ns]
         if overlapping:
-            ok = False
+            ok, unordered = False, unordered + 1
             other = overlapping[-1]
             parts.append(
                 f"{path}: the last two writes overlapped ({other.value} by {other.cluster}, {last.value} by "
@@ -101,9 +101,16 @@ def judge_latest_write_kept(expectation: LatestWriteKeptExpectation, context: Ch
         wrong = {c: v for c, v in holders.items() if v != last.value.encode()}
         when = f"{last.value} by {last.cluster} at +{(last.began_ns - t0) / 1e9:.1f}s"
         if wrong:
-            ok = False
+            ok, wrong_paths = False, wrong_paths + 1
             shown = ", ".join(f"{c} holds {'nothing' if v is None else v.decode()}" for c, v in sorted(wrong.items()))
             parts.append(f"{path}: the last write was {when}; {shown}")
         else:
             parts.append(f"{path}: every cluster holds the last write, {when}")
-    return CheckResult(kind, ok, expected, "; ".join(parts) + f"; {offsets}")
+    figures: dict[str, float] = {"paths_not_kept": wrong_paths}
+    skews = clock_offsets(made, published_writes(events))
+    if skews:
+        figures["skew_s"] = round(max(abs(s) for s in skews.values()), 1)
+    measured = "; ".join(parts) + f"; {offsets}"
+    # overlapping last writes leave no order to judge by: no evidence, unless another path failed on its own
+    evidence = wrong_paths > 0 or not unordered
+    return CheckResult(kind, ok, expected, measured, figures=figures, window=(0, 0), evidence=evidence)

@@ -6,12 +6,17 @@ delivered by green; the delivering cluster of a receive is read from the brokers
 from __future__ import annotations
 
 from pytest_pulsar_ha.checks.registry import CheckContext, checker
-from pytest_pulsar_ha.checks.result import CheckResult
+from pytest_pulsar_ha.checks.result import CheckResult, no_evidence
 from pytest_pulsar_ha.checks.timing import window_check
 from pytest_pulsar_ha.history import ACK, RECEIVE
 from pytest_pulsar_ha.scenario.expectations import DrainedBeforeRedirectExpectation, ProducersRedirectedExpectation
 
 MAX_EXAMPLES = 3
+REDIRECTED = "subscriptions_redirected"
+"""drained_before_redirect's figures: the subscriptions that received a message from green, blue's messages
+received after that (late) and those never received (a subscription never redirected counts one)"""
+LATE = "late"
+NEVER = "never"
 
 
 @checker("producers_redirected")
@@ -36,17 +41,17 @@ def judge_drained(expectation: DrainedBeforeRedirectExpectation, context: CheckC
         if event.cluster == green:
             first_green.setdefault(event.subscription, event.ts_ns)
     if not acked_by_blue:
-        return CheckResult(kind, False, expected, f"no send was acknowledged by {blue}: nothing to drain, no evidence")
+        return no_evidence(kind, expected, f"no send was acknowledged by {blue}: nothing to drain, no evidence")
     if not first_green:
-        return CheckResult(
-            kind, False, expected, f"no message was delivered by {green}: the consumers were never redirected"
-        )
+        measured = f"no message was delivered by {green}: the consumers were never redirected"
+        return CheckResult(kind, False, expected, measured, figures={REDIRECTED: 0, LATE: 0, NEVER: 0})
     parts, ok = [], True
+    late_total, never_total = 0, 0
     for subscription in sorted(first_receipt):
         receipts = first_receipt[subscription]
         redirected = first_green.get(subscription)
         if redirected is None:
-            ok = False
+            ok, never_total = False, never_total + 1
             parts.append(f"{subscription}: never received a message from {green}")
             continue
         late = sorted(
@@ -54,6 +59,7 @@ def judge_drained(expectation: DrainedBeforeRedirectExpectation, context: CheckC
         )
         never = sorted((str(p), s or 0) for p, s in acked_by_blue if (p, s) not in receipts)
         drained = [receipts[m] for m in acked_by_blue if m in receipts and receipts[m] <= redirected]
+        late_total, never_total = late_total + len(late), never_total + len(never)
         if late or never:
             ok = False
             text = f"{subscription}: {len(late)} of {blue}'s messages received after the first from {green}"
@@ -68,4 +74,5 @@ def judge_drained(expectation: DrainedBeforeRedirectExpectation, context: CheckC
             parts.append(
                 f"{subscription}: {len(drained)} from {blue}, the last {gap:.2f}s before the first from {green}"
             )
-    return CheckResult(kind, ok, expected, "; ".join(parts))
+    figures = {REDIRECTED: len(first_green), LATE: late_total, NEVER: never_total}
+    return CheckResult(kind, ok, expected, "; ".join(parts), figures=figures, window=(0, 0))

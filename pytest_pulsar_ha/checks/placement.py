@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from pytest_pulsar_ha.checks.faults import RecordedFault
 from pytest_pulsar_ha.checks.registry import CheckContext, checker
-from pytest_pulsar_ha.checks.result import CheckResult
+from pytest_pulsar_ha.checks.result import CheckResult, no_evidence
 from pytest_pulsar_ha.components.failure_domains import GroupPlacement
 from pytest_pulsar_ha.components.placement_watch import (
     OWNER_PROBE,
@@ -98,12 +98,12 @@ def ack_broker(readings: Sequence[tuple[int, str | None]], ts_ns: int) -> str | 
 def judge_reassigned(spec: ReassignedSpec, events: Sequence[Event], fault: FaultWindow) -> CheckResult:
     expected = f"every topic acknowledged by a surviving broker within {spec.within} of fault #{spec.fault} start"
     if fault.started_ns is None:
-        return CheckResult("reassigned", False, expected, f"no fault_start event for fault #{spec.fault}")
+        return no_evidence("reassigned", expected, f"no fault_start event for fault #{spec.fault}")
     readings = owner_readings(events)
     acks = sorted((e for e in events if e.type == ACK), key=lambda e: e.ts_ns)
     topics = sorted(set(readings) | {ack_topic(a) for a in acks})
     if not topics:
-        return CheckResult("reassigned", False, expected, "no ack and no owner reading in the history: no evidence")
+        return no_evidence("reassigned", expected, "no ack and no owner reading in the history: no evidence")
     hit = set(fault.brokers)
     lines, slowest, missing = [], 0.0, []
     for topic in topics:
@@ -130,7 +130,9 @@ def judge_reassigned(spec: ReassignedSpec, events: Sequence[Event], fault: Fault
     measured = f"slowest topic {slowest:.2f}s over {len(topics)} topics (fault hit {', '.join(sorted(hit)) or '-'})"
     if missing:
         measured = f"{len(missing)} of {len(topics)} topics never served by a surviving broker: {', '.join(missing)}"
-    return CheckResult("reassigned", ok, expected, measured, "\n".join(lines))
+    figures = {"slowest_s": slowest, "topics": len(topics), "topics_never_served": len(missing)}
+    window = (0.0, spec.within.seconds)
+    return CheckResult("reassigned", ok, expected, measured, "\n".join(lines), figures=figures, window=window)
 
 
 # -- placement ---------------------------------------------------------------------------------------------
@@ -164,6 +166,19 @@ def live_spread_problems(placement: GroupPlacement) -> list[str]:
     return problems
 
 
+DOMAIN_SPREAD = "domain_spread"
+"""placement's figure: the most namespaces on one live domain less the fewest on another (0 or 1 when even)."""
+
+
+def domain_spread(placement: GroupPlacement) -> int:
+    """The most namespaces of the group on one live domain less the fewest on another."""
+    active = set(placement.active)
+    live = [d for d, brokers in placement.domains.items() if any(not active or b in active for b in brokers)]
+    by_domain = placement.namespaces_by_domain()
+    counts = [len(by_domain.get(d, [])) for d in live]
+    return max(counts) - min(counts) if counts else 0
+
+
 def placement_readings(events: Sequence[Event], cluster: str, group: str) -> list[tuple[int, GroupPlacement]]:
     out = []
     for event in sorted(events, key=lambda e: e.ts_ns):
@@ -188,7 +203,7 @@ def judge_placement(
     expected = f"group {spec.group} spread over the live domains of {cluster}, evenly over their brokers"
     readings = placement_readings(events, cluster, spec.group)
     if not readings:
-        return CheckResult("placement", False, expected, f"no placement reading of {spec.group} in the history")
+        return no_evidence("placement", expected, f"no placement reading of {spec.group} in the history")
     phases: list[tuple[str, tuple[int, GroupPlacement] | None]] = []
     if fault is None or fault.started_ns is None:
         phases.append(("during the workload", readings[-1]))
@@ -199,17 +214,22 @@ def judge_placement(
         held = [r for r in readings if r[0] >= start and (end is None or r[0] < end) and not (hit & set(r[1].active))]
         phases.append(("while the fault held", held[-1] if held else None))
     measured, details, ok = [], [], True
+    broken, spread, unread = 0, 0, 0
     for phase, reading in phases:
         if reading is None:
-            ok = False
+            ok, unread = False, unread + 1
             measured.append(f"{phase}: no reading")
             continue
         placement = reading[1]
         problems = live_spread_problems(placement)
+        broken, spread = broken + len(problems), max(spread, domain_spread(placement))
         ok = ok and not problems
         measured.append(f"{phase}: {_summary(placement)}" + (f" ({'; '.join(problems)})" if problems else ""))
         details.append(f"{phase}:\n{placement.describe()}")
-    return CheckResult("placement", ok, expected, " | ".join(measured), "\n".join(details))
+    figures = {"rule_breaks": broken, DOMAIN_SPREAD: spread}
+    evidence = ok or broken > 0  # a phase without a reading, and nothing else wrong, is missing evidence
+    text = " | ".join(measured)
+    return CheckResult("placement", ok, expected, text, "\n".join(details), figures=figures, evidence=evidence)
 
 
 def fault_windows(

@@ -1,8 +1,15 @@
-"""The verdict of one expectation of a scenario."""
+"""The verdict of one expectation of a scenario: its words (``expected``, ``measured``) and its data (``figures``,
+``window``, whether it rests on ``evidence``), which is what an outcome is decided from
+(:mod:`pytest_pulsar_ha.checks.outcome`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+SECONDS = "seconds"
+"""The figure of a window: the seconds from the reference moment to the first ack by the target."""
 
 
 @dataclass(frozen=True)
@@ -12,3 +19,28 @@ class CheckResult:
     expected: str
     measured: str
     details: str = ""
+    figures: Mapping[str, float] = field(default_factory=dict)
+    """What was measured, by name (``lost``, ``reorders``, ``seconds``, ...): the numbers ``measured`` says in
+    words; an expected failure's ``figure`` is read from here, never from the text."""
+    window: tuple[float, float] | None = None
+    """The bound the figure was judged against, in the figure's unit (a window's seconds, a bound's count)."""
+    evidence: bool = True
+    """False when the verdict is a lack of evidence (nothing to judge, the history not usable): such a failure
+    shows nothing, so it never matches an expected failure and never kills a mutant."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "ok": self.ok,
+            "expected": self.expected,
+            "measured": self.measured,
+            "details": self.details,
+            "figures": dict(self.figures),
+            "window": None if self.window is None else list(self.window),
+            "evidence": self.evidence,
+        }
+
+
+def no_evidence(name: str, expected: str, measured: str) -> CheckResult:
+    """A failed verdict that rests on no evidence (``measured`` says what is missing)."""
+    return CheckResult(name, False, expected, measured, evidence=False)

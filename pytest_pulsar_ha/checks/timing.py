@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from pytest_pulsar_ha.checks.faults import RecordedFault
 from pytest_pulsar_ha.checks.registry import CheckContext, checker
-from pytest_pulsar_ha.checks.result import CheckResult
+from pytest_pulsar_ha.checks.result import SECONDS, CheckResult, no_evidence
 from pytest_pulsar_ha.history import ACK, PROBE, SEND, SWITCH, Event
 from pytest_pulsar_ha.scenario.expectations import (
     AvailabilityExpectation,
@@ -30,6 +30,10 @@ def _fmt(seconds: float) -> str:
     return f"{seconds:.2f}s"
 
 
+TARGET_ACKS = "target_acks"
+"""The figure of a window: how many sends the target acknowledged after the reference moment (0: never reached)."""
+
+
 def window_check(
     kind: str, to: str, within: tuple[Duration, Duration], of: str, fault_index: int, context: CheckContext
 ) -> CheckResult:
@@ -40,27 +44,29 @@ def window_check(
     lo, hi = within
     expected = f"first ack by {to} within [{lo}, {hi}] of fault #{fault_index} {what}"
     if fault_index >= len(scenario.faults):
-        return CheckResult(kind, False, expected, f"the scenario has no fault #{fault_index}")
+        return no_evidence(kind, expected, f"the scenario has no fault #{fault_index}")
     fault = scenario.faults[fault_index]
     if of == "fault_end" and fault.end is None:
-        return CheckResult(
+        return no_evidence(
             kind,
-            False,
             expected,
             f"fault #{fault_index} ({fault.kind}) is instant: it has no end to measure from (use of: fault_start)",
         )
     recorded = faults.get(fault_index, RecordedFault())
     ref = recorded.started_ns if of == "fault_start" else recorded.ended_ns
     if ref is None:
-        return CheckResult(
-            kind, False, expected, f"no {of} event for fault #{fault_index} in the history: it never {what}ed"
-        )
+        return no_evidence(kind, expected, f"no {of} event for fault #{fault_index} in the history: it never {what}ed")
+    window = (lo.seconds, hi.seconds)
+    acks = sum(1 for e in events if e.type == ACK and e.cluster == to and e.ts_ns >= ref)
     first = _first_ack(events, to, ref)
     if first is None:
-        return CheckResult(kind, False, expected, f"no send acknowledged by {to} after it")
+        measured = f"no send acknowledged by {to} after it"
+        return CheckResult(kind, False, expected, measured, figures={TARGET_ACKS: 0}, window=window)
     took = (first.ts_ns - ref) / 1e9
     ok = lo.seconds <= took <= hi.seconds
-    return CheckResult(kind, ok, expected, _fmt(took), "" if ok else provider_account(events, to, ref, first.ts_ns))
+    details = "" if ok else provider_account(events, to, ref, first.ts_ns)
+    figures = {SECONDS: took, TARGET_ACKS: acks}
+    return CheckResult(kind, ok, expected, _fmt(took), details, figures=figures, window=window)
 
 
 def provider_account(events: Sequence[Event], cluster: str, from_ns: int, until_ns: int) -> str:
@@ -127,10 +133,13 @@ def judge_no_switch(expectation: NoSwitchExpectation, context: CheckContext) -> 
     expected = f"every send acknowledged by {primary}"
     ackers = sorted({e.cluster or "unknown" for e in events if e.type == ACK})
     if not ackers:
-        return CheckResult(
-            "no_switch", False, expected, f"no send was acknowledged: no evidence that the clients stayed on {primary}"
+        return no_evidence(
+            "no_switch", expected, f"no send was acknowledged: no evidence that the clients stayed on {primary}"
         )
-    return CheckResult("no_switch", ackers == [primary], expected, f"acknowledged by {', '.join(ackers)}")
+    elsewhere = sum(1 for e in events if e.type == ACK and e.cluster != primary)
+    figures = {"acks_elsewhere": elsewhere, "ackers": len(ackers)}
+    measured = f"acknowledged by {', '.join(ackers)}"
+    return CheckResult("no_switch", ackers == [primary], expected, measured, figures=figures, window=(0, 0))
 
 
 def _intended_ns(send: Event) -> int:
@@ -153,7 +162,7 @@ def judge_availability(expectation: AvailabilityExpectation, context: CheckConte
         if event.type == SEND:
             sent.setdefault((event.producer, event.seq), _intended_ns(event))
     if not sent:
-        return CheckResult(expectation.kind, False, expected, "no send event in the history: no evidence")
+        return no_evidence(expectation.kind, expected, "no send event in the history: no evidence")
     within = spec.ack_within.seconds * 1e9
     on_time: set[tuple[str | None, int | None]] = set()
     orphans: set[tuple[str | None, int | None]] = set()
@@ -169,4 +178,6 @@ def judge_availability(expectation: AvailabilityExpectation, context: CheckConte
     measured = f"{ratio:.1%} ({len(on_time)}/{len(sent)})"
     if orphans:
         measured += f"; {len(orphans)} ack(s) without a send event, not counted"
-    return CheckResult(expectation.kind, ratio >= spec.min_ratio, expected, measured)
+    figures = {"ratio": ratio, "on_time": len(on_time), "sends": len(sent), "orphan_acks": len(orphans)}
+    ok = ratio >= spec.min_ratio
+    return CheckResult(expectation.kind, ok, expected, measured, figures=figures, window=(spec.min_ratio, 1.0))

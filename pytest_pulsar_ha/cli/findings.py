@@ -38,7 +38,7 @@ def add_findings_parser(sub: Any) -> None:
     record.add_argument("reports", nargs="+", type=Path, help="evidence folders (e.g. reports/matrix/4.2.4)")
     record.add_argument("--data", type=Path, default=DATA)
     record.add_argument("--runs", type=Path, default=RUNS, help="where every recorded run's outcome is kept")
-    record.add_argument("--version", help="the Pulsar version, for verdicts without a 'pulsar' fact")
+    record.add_argument("--version", help="the Pulsar version, for verdicts without one answered version")
     record.set_defaults(func=cmd_findings_record)
     page = steps.add_parser("page", help="write the findings page from the data file")
     page.add_argument("--data", type=Path, default=DATA)

@@ -1,15 +1,16 @@
-"""``pulsar-ha mutate``: are my scenarios strong enough? Every selected scenario case runs once per mutant (a
-deliberately broken provider or client, :mod:`pytest_pulsar_ha.mutants`) on one environment; a case kills a
-mutant when one of its expectations fails.
+"""``pulsar-ha mutate``: are my scenarios strong enough? Every selected scenario case runs once unmutated, then
+once per mutant (a deliberately broken provider or client, :mod:`pytest_pulsar_ha.mutants`) on one environment; a
+case kills a mutant when an expectation able to see it fails on evidence and the unmutated run passed.
 
     pulsar-ha mutate --list
     pulsar-ha mutate -- scenarios/primary-outage.pulsar-ha.yaml -k "primary-outage and not java"
     pulsar-ha mutate --mutants late,early,drop_one --fail-under 100 -- scenarios/
 
-It prints the kill matrix (case x mutant: killed by which expectation and its figure, survived, or why the mutant
-cannot apply) and writes it to ``OUT/kill-matrix.html`` and ``.json`` beside pytest's JUnit XML
-(``OUT/mutants.xml``). Exit status: 0; 1 when ``--fail-under`` is given and the mutation score (killed of the
-applicable mutants) is below it; pytest's own status where pytest could not run the cases (2-5).
+It prints the kill matrix (case x mutant: killed by which expectation and its figure, survived, not judged and
+why, or why the mutant does not apply), read from the runs' ``verdict.json`` (``OUT/evidence``, each with the
+outcome and its reason), and writes it to ``OUT/kill-matrix.html`` and ``.json``. Exit status: 0; 1 when
+``--fail-under`` is given and the mutation score (killed of the mutants killed or survived) is below it;
+pytest's own status where pytest could not run the cases (2-5).
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ from __future__ import annotations
 import argparse
 import html
 import json
+import shutil
 import subprocess
 import sys
-import xml.etree.ElementTree as ElementTree
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,7 @@ class Verdict:
     case: str
     mutant: str
     verdict: str
-    """killed, survived, n/a or error"""
+    """the run's outcome: killed, survived, not applicable or not judged"""
     why: str
 
 
@@ -51,29 +52,22 @@ def add_mutate_parser(sub: Any) -> None:
     parser.set_defaults(func=cmd_mutate)
 
 
-def verdicts_from_junit(path: Path) -> list[Verdict]:
-    """The kill matrix from the JUnit XML of a ``--pulsar-ha-mutants`` session (xunit1: test properties kept)."""
+def verdicts_from_evidence(evidence: Path, mutants: list[str] | None = None) -> list[Verdict]:
+    """The kill matrix from the ``verdict.json`` of every mutated run under ``evidence`` (their outcome and its
+    reason), by case, then by mutant in the order of ``mutants``."""
     found = []
-    for case in ElementTree.parse(path).getroot().iter("testcase"):
-        properties = {p.get("name"): p.get("value", "") for p in case.iter("property")}
-        mutant = properties.get("mutant")
-        if mutant is None:
+    for path in sorted(evidence.glob("*/verdict.json")):
+        try:
+            data = json.loads(path.read_text())
+        except ValueError:
             continue
-        name = (case.get("name") or "").rsplit("@", 1)[0]
-        skipped, failure, error = case.find("skipped"), case.find("failure"), case.find("error")
-        if skipped is not None:
-            why = (skipped.get("message") or "").removeprefix(f"mutant {mutant} cannot apply: ")
-            found.append(Verdict(name, mutant, "n/a", why))
-        elif error is not None:
-            found.append(Verdict(name, mutant, "error", (error.get("message") or "")[:300]))
-        elif failure is not None:
-            message = failure.get("message") or ""
-            verdict = "survived" if " survived: " in message else "error"
-            why = properties.get("survived_because", "") if verdict == "survived" else message.split("\n")[0]
-            found.append(Verdict(name, mutant, verdict, why[:500]))
-        else:
-            found.append(Verdict(name, mutant, "killed", properties.get("killed_by", "")))
-    return found
+        if not isinstance(data, dict) or not isinstance(data.get("mutant"), str):
+            continue
+        mutant = data["mutant"]
+        case = str(data.get("id", "")).rsplit("@", 1)[0]
+        found.append(Verdict(case, mutant, str(data.get("outcome", "not judged")), str(data.get("reason", ""))[:500]))
+    order = {m: i for i, m in enumerate(mutants or [])}
+    return sorted(found, key=lambda v: (v.case, order.get(v.mutant, len(order)), v.mutant))
 
 
 def score(verdicts: list[Verdict]) -> tuple[int, int]:
@@ -85,7 +79,7 @@ def score(verdicts: list[Verdict]) -> tuple[int, int]:
 def render_html(verdicts: list[Verdict]) -> str:
     killed, judged = score(verdicts)
     rows = "".join(
-        f"<tr class='{html.escape(v.verdict.replace('/', ''))}'><td>{html.escape(v.case)}</td>"
+        f"<tr class='{html.escape(v.verdict.replace(' ', '-'))}'><td>{html.escape(v.case)}</td>"
         f"<td>{html.escape(v.mutant)}</td><td>{html.escape(v.verdict)}</td><td>{html.escape(v.why)}</td></tr>"
         for v in verdicts
     )
@@ -93,7 +87,7 @@ def render_html(verdicts: list[Verdict]) -> str:
         "<!doctype html><meta charset='utf-8'><title>pulsar-ha kill matrix</title><style>"
         "body{font-family:sans-serif}td,th{padding:2px 8px;text-align:left;vertical-align:top}"
         ".killed td:nth-child(3){color:#070}.survived td:nth-child(3){color:#b00;font-weight:bold}"
-        ".na{color:#777}</style>"
+        ".not-applicable,.not-judged{color:#777}</style>"
         f"<h1>Kill matrix</h1><p>{killed} of {judged} applicable mutants killed.</p>"
         f"<table><tr><th>case</th><th>mutant</th><th>verdict</th><th>why</th></tr>{rows}</table>"
     )
@@ -112,16 +106,16 @@ def cmd_mutate(args: argparse.Namespace) -> int:
         raise ConfigurationError(f"--mutants: {exc}") from None
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
-    junit = out / "mutants.xml"
-    junit.unlink(missing_ok=True)
+    evidence = (out / "evidence").resolve()
+    shutil.rmtree(evidence, ignore_errors=True)  # no verdict of an earlier session in this matrix
     pytest_args = [a for a in args.pytest_args if a != "--"]
-    command = [sys.executable, "-m", "pytest", f"--pulsar-ha-mutants={','.join(mutants)}", f"--junitxml={junit}"]
-    command += ["-o", "junit_family=xunit1", *pytest_args]
+    command = [sys.executable, "-m", "pytest", f"--pulsar-ha-mutants={','.join(mutants)}"]
+    command += [f"--pulsar-ha-evidence-dir={evidence}", *pytest_args]
     status = subprocess.run(command, check=False).returncode
-    if status not in (0, 1) or not junit.exists():
+    if status not in (0, 1) or not evidence.exists():
         print(f"pulsar-ha mutate: pytest could not run the cases (exit {status})", file=sys.stderr)
         return status or 2
-    verdicts = verdicts_from_junit(junit)
+    verdicts = verdicts_from_evidence(evidence, mutants)
     (out / "kill-matrix.json").write_text(json.dumps([asdict(v) for v in verdicts], indent=1) + "\n")
     (out / "kill-matrix.html").write_text(render_html(verdicts))
     killed, judged = score(verdicts)
@@ -129,8 +123,10 @@ def cmd_mutate(args: argparse.Namespace) -> int:
     for v in verdicts:
         if v.verdict == "survived":
             print(f"survived: {v.case} @ {v.mutant}: {MUTANTS[v.mutant]}")
+    unjudged = sum(1 for v in verdicts if v.verdict == "not judged")
     print(
-        f"mutation score: {killed} of {judged} applicable mutants killed ({percent:.0f}%); {out / 'kill-matrix.html'}"
+        f"mutation score: {killed} of {judged} applicable mutants killed ({percent:.0f}%); {unjudged} not judged; "
+        f"{out / 'kill-matrix.html'}"
     )
     if args.fail_under is not None and percent < args.fail_under:
         print(f"pulsar-ha mutate: the score {percent:.0f}% is under --fail-under {args.fail_under:g}", file=sys.stderr)

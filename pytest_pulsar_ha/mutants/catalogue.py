@@ -1,12 +1,16 @@
-"""Every mutant by name, and whether it can apply to a scenario (said before any cluster starts)."""
+"""Every mutant by name, which expectations can see it, and whether it can apply to a scenario (said before any
+cluster starts)."""
 
 from __future__ import annotations
 
+from pytest_pulsar_ha.checks.outcome import NEVER_ACTED_FACT
 from pytest_pulsar_ha.mutants.clients import CLIENT_MUTANTS
 from pytest_pulsar_ha.mutants.providers import PROVIDER_MUTANTS
 from pytest_pulsar_ha.scenario.expectations import SwitchBackExpectation, SwitchExpectation
 from pytest_pulsar_ha.scenario.model import Scenario
 from pytest_pulsar_ha.scenario.providers import AutoProvider, ControlledProvider, JavaClient
+
+__all__ = ["MUTANTS", "NEVER_ACTED_FACT", "SEEN_BY", "cannot_apply", "parse_mutants"]
 from pytest_pulsar_ha.workload.process_count import choose_processes
 
 MUTANTS: dict[str, str] = {
@@ -15,9 +19,11 @@ MUTANTS: dict[str, str] = {
 }
 """Each mutant's name and what it models."""
 
-NEVER_ACTED_FACT = "mutant_never_acted"
-"""A run's fact saying why its mutant never acted (the run was the shipped code's): set by the run's mutation
-part, read where the run is judged."""
+SEEN_BY: dict[str, tuple[str, ...]] = {
+    **{name: m.seen_by for name, m in PROVIDER_MUTANTS.items()},
+    **{name: m.seen_by for name, m in CLIENT_MUTANTS.items()},
+}
+"""Each mutant's name and the expectation kinds able to see it: a kill counts only when one of them fails."""
 
 
 def parse_mutants(text: str) -> list[str]:

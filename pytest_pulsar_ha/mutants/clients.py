@@ -132,14 +132,32 @@ class ClientMutant:
     wraps: str
     """``consumer`` or ``producer``"""
     wrap: Callable[[Any, threading.Event], Any]
+    seen_by: tuple[str, ...]
+    """The expectation kinds able to see it: only their failure (on evidence) kills it."""
 
 
 CLIENT_MUTANTS: dict[str, ClientMutant] = {
     m.name: m
     for m in (
-        ClientMutant("drop_one", "a consumer that loses one message after the switch", "consumer", DroppingConsumer),
-        ClientMutant("twice_one", "a consumer that delivers one message twice", "consumer", DuplicatingConsumer),
-        ClientMutant("swap_two", "a consumer that delivers two messages out of order", "consumer", SwappingConsumer),
-        ClientMutant("lose_one_ack", "a producer that loses one acknowledged send", "producer", AckLosingProducer),
+        ClientMutant(
+            "drop_one", "a consumer that loses one message after the switch", "consumer", DroppingConsumer, ("no_loss",)
+        ),
+        ClientMutant(
+            "twice_one",
+            "a consumer that delivers one message twice",
+            "consumer",
+            DuplicatingConsumer,
+            ("max_duplicates",),
+        ),
+        ClientMutant(
+            "swap_two",
+            "a consumer that delivers two messages out of order",
+            "consumer",
+            SwappingConsumer,
+            ("ordering",),
+        ),
+        ClientMutant(
+            "lose_one_ack", "a producer that loses one acknowledged send", "producer", AckLosingProducer, ("no_loss",)
+        ),
     )
 }

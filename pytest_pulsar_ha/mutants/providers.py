@@ -177,6 +177,8 @@ class ProviderMutant:
     name: str
     models: str
     change: Callable[..., None]
+    seen_by: tuple[str, ...]
+    """The expectation kinds able to see it: only their failure (on evidence) kills it."""
     provider_kind: str = "auto"
     """The provider kind it changes: ``auto`` (our AutoClusterFailover) or ``controlled``."""
 
@@ -197,17 +199,29 @@ class ProviderMutant:
 PROVIDER_MUTANTS: dict[str, ProviderMutant] = {
     m.name: m
     for m in (
-        ProviderMutant("late", "every switch one check interval late", _late),
-        ProviderMutant("early", "every switch one check interval early", _early),
-        ProviderMutant("never_back", "never switches back to the primary", _never_back),
-        ProviderMutant("back_at_once", "switches back as soon as the primary answers once", _back_at_once),
-        ProviderMutant("last_secondary", "fails over to the last secondary, not the first", _last_secondary),
-        ProviderMutant("tcp_only", "probes by TCP connect only", _tcp_only),
+        ProviderMutant("late", "every switch one check interval late", _late, ("switch", "switch_back")),
+        ProviderMutant("early", "every switch one check interval early", _early, ("switch", "switch_back")),
+        ProviderMutant("never_back", "never switches back to the primary", _never_back, ("switch_back",)),
         ProviderMutant(
-            "answer_late", "applies the URL provider's changed answer one poll late", _answer_late, "controlled"
+            "back_at_once", "switches back as soon as the primary answers once", _back_at_once, ("switch_back",)
         ),
         ProviderMutant(
-            "answer_ignored", "never applies the URL provider's changed answer", _answer_ignored, "controlled"
+            "last_secondary", "fails over to the last secondary, not the first", _last_secondary, ("switch",)
+        ),
+        ProviderMutant("tcp_only", "probes by TCP connect only", _tcp_only, ("switch",)),
+        ProviderMutant(
+            "answer_late",
+            "applies the URL provider's changed answer one poll late",
+            _answer_late,
+            ("switch", "switch_back"),
+            "controlled",
+        ),
+        ProviderMutant(
+            "answer_ignored",
+            "never applies the URL provider's changed answer",
+            _answer_ignored,
+            ("switch", "switch_back"),
+            "controlled",
         ),
     )
 }

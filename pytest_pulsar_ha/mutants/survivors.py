@@ -5,24 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from pytest_pulsar_ha.checks.outcome import Mutant
 from pytest_pulsar_ha.checks.result import CheckResult
+from pytest_pulsar_ha.mutants.catalogue import SEEN_BY
 from pytest_pulsar_ha.scenario.expectations import SwitchBackExpectation, SwitchExpectation
 from pytest_pulsar_ha.scenario.model import Scenario
 
-CATCHERS: dict[str, tuple[str, ...]] = {
-    "late": ("switch", "switch_back"),
-    "early": ("switch", "switch_back"),
-    "never_back": ("switch_back",),
-    "back_at_once": ("switch_back",),
-    "last_secondary": ("switch",),
-    "tcp_only": ("switch",),
-    "answer_late": ("switch", "switch_back"),
-    "answer_ignored": ("switch", "switch_back"),
-    "drop_one": ("no_loss",),
-    "twice_one": ("max_duplicates",),
-    "swap_two": ("ordering",),
-    "lose_one_ack": ("no_loss",),
-}
+CATCHERS = SEEN_BY
 """The expectation kinds that should kill each mutant."""
 
 
@@ -68,3 +57,9 @@ def explain_survivor(scenario: Scenario, mutant: str, checks: Sequence[CheckResu
     if not lines:
         lines.append(f"the scenario has no {' or '.join(kinds)} expectation, which is what would catch it")
     return lines
+
+
+def judged_as(mutant: str) -> Mutant:
+    """What the outcome is decided with for a run made with ``mutant``: the expectations able to see it, and
+    :func:`explain_survivor` for when it survives."""
+    return Mutant(mutant, SEEN_BY[mutant], lambda scenario, checks: explain_survivor(scenario, mutant, checks))

@@ -1,5 +1,7 @@
-"""What one round of a nightly run leaves: per test, its pytest outcome (from the JUnit XML) and, for scenarios,
-the seed and figures of its verdict (``verdict.json`` in the evidence). Plain data, JSON in ``round.json``.
+"""What one round of a nightly run leaves: per scenario test, the outcome, reason, seed and figures its
+``verdict.json`` stores (the outcome as :func:`pytest_pulsar_ha.checks.outcome.decide` decided it; nothing is
+read back from pytest's JUnit XML); a round whose pytest failed outside every verdict (collection, set-up, a
+Python test) is one ``error`` record that says so. Plain data, JSON in ``round.json``.
 
 A results directory holds nights (one per ``pulsar-ha nightly run``), each with its rounds::
 
@@ -9,14 +11,15 @@ A results directory holds nights (one per ``pulsar-ha nightly run``), each with 
 from __future__ import annotations
 
 import json
-import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-INTERMITTENT_PROPERTY = ("expected_failure", "intermittent")
-"""The JUnit property a scenario test carries when an intermittent expected failure applies to its run (a pass
-is then an XPASS: the failure did not show)."""
+FAILING = ("failed", "error", "survived", "not judged")
+"""The outcomes that fail a night."""
+
+ROUND_TEST = "(round)"
+"""The test a round's own failure is recorded under (pytest failed where no verdict says why)."""
 
 FIGURES = ("switch_s", "switch_back_s", "rto_s", "duplicates", "stranded")
 """The figures the trend follows, per test (the first fault's, for the per-fault ones)."""
@@ -27,8 +30,8 @@ class CaseRecord:
     test: str
     """the pytest node id (what a replay command names)"""
     outcome: str
-    """passed | failed | error | xfailed | xpassed | skipped (xpassed: an intermittent expected failure that did
-    not show, which pytest's JUnit XML records as a pass)"""
+    """the verdict's outcome (passed, failed, xfailed, xpassed, killed, survived, not applicable, not judged), or
+    error for a round that failed outside every verdict"""
     seed: int | None = None
     figures: dict[str, float] = field(default_factory=dict)
     message: str = ""
@@ -54,45 +57,6 @@ class RoundRecord:
         return cls(**data, tests=tests)
 
 
-def junit_outcomes(path: Path) -> list[tuple[str, str, str]]:
-    """(node id, outcome, message) of every test case of a pytest JUnit XML file."""
-    if not path.exists():
-        return []
-    root = ET.parse(path).getroot()
-    out = []
-    for case in root.iter("testcase"):
-        classname, name = case.get("classname", ""), case.get("name", "")
-        test = _node_id(classname, name, case.get("file"))
-        outcome, message = "passed", ""
-        properties = {p.get("name"): p.get("value") for p in case.iter("property")}
-        if properties.get(INTERMITTENT_PROPERTY[0]) == INTERMITTENT_PROPERTY[1]:
-            outcome = "xpassed"  # unless a child below says it failed, was skipped or showed (xfailed)
-        for child in case:
-            tag = child.tag
-            if tag in ("failure", "error"):
-                outcome, message = ("failed" if tag == "failure" else "error"), child.get("message", "")[:300]
-            elif tag == "skipped":
-                text = child.get("type", "") + " " + child.get("message", "")
-                outcome = "xfailed" if "xfail" in text.lower() else "skipped"
-                message = child.get("message", "")[:300]
-        out.append((test, outcome, message))
-    return out
-
-
-def _node_id(classname: str, name: str, file: str | None) -> str:
-    """pytest's JUnit classname is the dotted path of the test's file (and class); a scenario file's dots are
-    the file name's own (``scenarios.primary-outage.pulsar-ha.yaml``)."""
-    if classname.endswith(".pulsar-ha.yaml"):
-        stem = classname[: -len(".pulsar-ha.yaml")]
-        head, _, last = stem.rpartition(".")
-        path = (head.replace(".", "/") + "/" if head else "") + last + ".pulsar-ha.yaml"
-        return f"{path}::{name}"
-    if file:
-        return f"{file}::{name}"
-    parts = classname.split(".")
-    return "/".join(parts) + f".py::{name}"
-
-
 def verdict_figures(verdict: dict[str, Any]) -> dict[str, float]:
     figures = verdict.get("figures") or {}
     out: dict[str, float] = {}
@@ -109,14 +73,14 @@ def verdict_figures(verdict: dict[str, Any]) -> dict[str, float]:
 
 
 def verdicts(evidence: Path) -> dict[str, dict[str, Any]]:
-    """Scenario id -> its verdict, for every ``verdict.json`` under ``evidence``."""
+    """Scenario id -> its verdict, for every ``verdict.json`` under ``evidence`` that has an outcome."""
     found = {}
     for path in sorted(evidence.glob("*/verdict.json")):
         try:
             data = json.loads(path.read_text())
         except ValueError:
             continue
-        if isinstance(data, dict) and isinstance(data.get("id"), str):
+        if isinstance(data, dict) and isinstance(data.get("id"), str) and isinstance(data.get("outcome"), str):
             found[data["id"]] = data
     return found
 
@@ -125,19 +89,19 @@ def collect_round(
     round_dir: Path, night: str, index: int, seed: int, started: str, duration_s: float, code: int
 ) -> RoundRecord:
     record = RoundRecord(night, index, seed, started, round(duration_s, 1), code)
-    by_id = verdicts(round_dir / "evidence")
-    for test, outcome, message in junit_outcomes(round_dir / "junit.xml"):
-        name = test.split("::", 1)[-1]
-        verdict = by_id.get(name)
+    for name, verdict in verdicts(round_dir / "evidence").items():
         record.tests.append(
             CaseRecord(
-                test,
-                outcome,
-                seed=int(verdict["seed"]) if verdict and isinstance(verdict.get("seed"), int) else None,
-                figures=verdict_figures(verdict) if verdict else {},
-                message=message,
+                str(verdict.get("test") or name),
+                str(verdict["outcome"]),
+                seed=int(verdict["seed"]) if isinstance(verdict.get("seed"), int) else None,
+                figures=verdict_figures(verdict),
+                message=str(verdict.get("reason") or "")[:300],
             )
         )
+    if code != 0 and not any(t.outcome in FAILING for t in record.tests):
+        why = f"pytest exited {code} and no verdict says why (collection, set-up or a Python test): see pytest.log"
+        record.tests.append(CaseRecord(ROUND_TEST, "error", message=why))
     return record
 
 

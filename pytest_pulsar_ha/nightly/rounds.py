@@ -1,5 +1,6 @@
 """A nightly run: the suite run round after round, each round with a fresh seed, for a number of rounds or a
-time budget; every round leaves JUnit XML and a ``round.json``; the evidence of failed tests is kept, that of
+time budget; every round leaves JUnit XML (for CI to show; never read back) and a ``round.json`` made from the
+scenarios' verdicts; the evidence of failed tests is kept, that of
 passed ones pruned to their verdicts.
 
 Each round is ``python -m pytest <args> --pulsar-ha-seed=<seed> --junitxml=... --pulsar-ha-evidence-dir=...`` in
@@ -24,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pytest_pulsar_ha.nightly.records import RoundRecord, collect_round
+from pytest_pulsar_ha.nightly.records import FAILING, RoundRecord, collect_round
 
 STOP_CODES = (4, 5)
 """pytest exit codes that mean the command itself is wrong: the night stops."""
@@ -71,7 +72,7 @@ def pytest_command(plan: NightPlan, round_dir: Path, seed: int, version: str | N
 def prune(round_dir: Path, record: RoundRecord) -> None:
     """Keep the whole evidence of tests that did not pass (or were expected to fail); of the others, the
     verdict only."""
-    kept = {t.test.split("::", 1)[-1] for t in record.tests if t.outcome not in ("passed", "skipped")}
+    kept = {t.test.split("::", 1)[-1] for t in record.tests if t.outcome not in ("passed", "not applicable")}
     evidence = round_dir / "evidence"
     for scenario_dir in sorted(p for p in evidence.glob("*") if p.is_dir()):
         verdict = scenario_dir / "verdict.json"
@@ -138,7 +139,7 @@ def run_night(
         (round_dir / "round.json").write_text(record.to_json())
         if not plan.keep_passed_evidence:
             prune(round_dir, record)
-        failed = [t for t in record.tests if t.outcome in ("failed", "error")]
+        failed = [t for t in record.tests if t.outcome in FAILING]
         say(
             f"[nightly] round {index}: exit {code}, {len(record.tests)} tests, {len(failed)} failed"
             + "".join(f"\n[nightly]   replay: pytest '{t.test}' --pulsar-ha-seed={t.seed or seed}" for t in failed)
@@ -149,7 +150,7 @@ def run_night(
             return code, records
     if not records:
         return 2, records
-    failed_any = any(t.outcome in ("failed", "error") for r in records for t in r.tests)
+    failed_any = any(t.outcome in FAILING for r in records for t in r.tests)
     return (1 if failed_any or any(r.exit_code not in (0,) for r in records) else 0), records
 
 

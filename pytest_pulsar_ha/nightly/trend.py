@@ -15,10 +15,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_pulsar_ha.nightly.records import FIGURES, RoundRecord, load_rounds
+from pytest_pulsar_ha.nightly.records import FAILING, FIGURES, RoundRecord, load_rounds
 from pytest_pulsar_ha.report.index import FILTER, STYLE
 
-FAILING = ("failed", "error")
 NOISE = {"switch_s": 0.3, "switch_back_s": 0.3, "rto_s": 0.3, "duplicates": 10.0, "stranded": 5.0}
 """How much worse a median must get before it counts as a regression (beside the relative threshold)."""
 RELATIVE = 0.25
@@ -84,7 +83,7 @@ def build_trend(rounds: Sequence[RoundRecord]) -> Trend:
     for record in rounds:
         for test in record.tests:
             trend = tests.setdefault(test.test, CaseTrend(test.test))
-            if test.outcome == "skipped":
+            if test.outcome in ("skipped", "not applicable"):
                 continue
             trend.runs += 1
             seed = test.seed if test.seed is not None else record.seed

@@ -27,9 +27,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
-from pytest_pulsar_ha.nightly.records import INTERMITTENT_PROPERTY
 from pytest_pulsar_ha.pytest.mutation import MUTANT_PROPERTY, mutants_of
-from pytest_pulsar_ha.scenario.errors import ExpectedScenarioFailure, ScenarioError, ScenarioFailed
+from pytest_pulsar_ha.scenario.errors import ScenarioError, ScenarioFailed
 from pytest_pulsar_ha.scenario.loader import ScenarioCase, is_scenario_file, load_scenarios
 
 if TYPE_CHECKING:
@@ -37,7 +36,6 @@ if TYPE_CHECKING:
 
     from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
     from pytest_pulsar_ha.runtime.environment_pool import EnvironmentPool
-    from pytest_pulsar_ha.scenario.modes import ExpectFailure
     from pytest_pulsar_ha.settings.clusters import ClusterSpec
 
 Runner = Callable[["ScenarioItem", ScenarioCase], None]
@@ -148,34 +146,9 @@ class ScenarioFile(pytest.Module):
             raise self.CollectError(f"invalid scenario file:\n{exc}") from None
         mutants = mutants_of(self.config)
         for case in cases:
-            if not mutants:
-                yield ScenarioItem.from_parent(self, name=case.id, case=case)
+            yield ScenarioItem.from_parent(self, name=case.id, case=case)  # with mutants: their baseline, first
             for mutant in mutants:
                 yield ScenarioItem.from_parent(self, name=f"{case.id}@{mutant}", case=case, mutant=mutant)
-
-
-def _expected_here(config: pytest.Config, case: ScenarioCase) -> tuple[str, bool] | None:
-    """The xfail mark's reason and strictness for the case's expected failure on this session's Pulsar version;
-    None where none applies. On the external backend the version is known only once the brokers answer: every
-    entry's reason, not strict (the runner then judges by the brokers' answer)."""
-    from pytest_pulsar_ha.pytest.keys import SETTINGS_KEY
-
-    entries = case.scenario.failures_to_show
-    settings = config.stash.get(SETTINGS_KEY, None)
-    if not entries:
-        return None
-    if settings is None or settings.backend == "external":
-        if len(entries) == 1 and entries[0].versions is None:
-            return _reason(entries[0]), not entries[0].intermittent
-        return "; ".join(_reason(e) + f" [on {', '.join(e.versions or ('any',))}]" for e in entries), False
-    here = tuple(e for e in case.scenario.expected_failures_on({settings.pulsar_version}) if e in entries)
-    if not here:
-        return None
-    return "; or ".join(_reason(e) for e in here), not any(e.intermittent for e in here)
-
-
-def _reason(entry: ExpectFailure) -> str:
-    return entry.reason + (f" ({entry.issue})" if entry.issue else "")
 
 
 class ScenarioItem(pytest.Function):
@@ -193,21 +166,25 @@ class ScenarioItem(pytest.Function):
         for mark in case.scenario.marks:
             self.add_marker(mark)
         if case.scenario.failures_to_show:
-            # whatever the version: make matrix runs each on every version (a declared deadlock is a race that
-            # the demo's runs show when it happens, not a failure to reproduce)
+            # a selection mark only, whatever the version (make matrix runs each on every version): whether the
+            # run is XFAIL, XPASS or a failure is decided from its verdicts and the brokers' answer
+            # (checks.outcome), never from marks
             self.add_marker("expected_failure")
-        # an intermittent one may pass: XPASS, not a failure; so may one whose Pulsar version is known only
-        # once the brokers answer (external clusters), where the runner then judges every expectation
         if mutant is not None:
             self._mutate(mutant)
             return
-        expected = _expected_here(kwargs["parent"].config, case)
-        if expected is not None:
-            reason, strict = expected
-            self.add_marker(pytest.mark.xfail(reason=reason, strict=strict, raises=ExpectedScenarioFailure))
-            if not strict:  # the nightly trend counts its XFAIL and XPASS runs (a pass is an XPASS in JUnit too)
-                self.user_properties.append(INTERMITTENT_PROPERTY)
+        mutants = mutants_of(kwargs["parent"].config)
+        if mutants:
+            self._baseline(mutants)
         self.user_properties.append(("scenario_seed", case.seed))
+
+    def _baseline(self, mutants: list[str]) -> None:
+        """The unmutated run of a mutation session, which its mutants are judged against: skipped when none of
+        them can apply (nothing to judge against it)."""
+        from pytest_pulsar_ha.mutants.catalogue import cannot_apply
+
+        if all(cannot_apply(self.case.scenario, m) is not None for m in mutants):
+            self.add_marker(pytest.mark.skip(reason="baseline of no mutant: none of the selected mutants can apply"))
 
     def _mutate(self, mutant: str) -> None:
         from pytest_pulsar_ha.mutants.catalogue import cannot_apply

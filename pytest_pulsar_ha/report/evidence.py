@@ -27,13 +27,27 @@ def write_evidence(result: ScenarioResult, events: list[Event], evidence_dir: Pa
         result.evidence["report"] = render_html(png, evidence_dir / "report.html", title, summary, result.facts)
         page = evidence_dir / "run.html"
         result.evidence["run_page"] = render_run_page(events, result.checks, result.facts, title, page)
+    write_verdict(result, evidence_dir)
+
+
+def write_verdict(result: ScenarioResult, evidence_dir: Path) -> Path:
+    """Write ``verdict.json`` (the outcome and its reason, the verdicts with their figures, the facts) into
+    ``evidence_dir``; list it in ``result.evidence``. What ``pulsar-ha mutate``, ``nightly`` and ``findings`` read."""
+    evidence_dir.mkdir(parents=True, exist_ok=True)
+    path = evidence_dir / "verdict.json"
+    result.evidence["verdict"] = path
     verdict = {
         "id": result.case_id,
+        "test": result.test,
+        "mutant": result.mutant,
         "outcome": result.outcome,
+        "reason": result.reason,
+        "ended": result.ended,
         "seed": result.seed,
+        "versions": result.versions,
         "problems": result.problems,
         "facts": result.facts,
-        "checks": [c.__dict__ for c in result.checks],
+        "checks": [c.to_dict() for c in result.checks],
         "figures": None if result.figures is None else result.figures.to_dict(),
         "side_by_side": None if result.side_by_side is None else result.side_by_side.to_dict(),
         "evidence": {k: str(v) for k, v in result.evidence.items()},
@@ -48,5 +62,5 @@ def write_evidence(result: ScenarioResult, events: list[Event], evidence_dir: Pa
             for d in result.deadlocks
         ],
     }
-    (evidence_dir / "verdict.json").write_text(json.dumps(verdict, indent=2))
-    result.evidence["verdict"] = evidence_dir / "verdict.json"
+    path.write_text(json.dumps(verdict, indent=2))
+    return path

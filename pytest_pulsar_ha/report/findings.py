@@ -12,7 +12,6 @@ with no stored run of a finding says so; nothing is typed in by hand.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -181,8 +180,6 @@ FINDINGS: tuple[Finding, ...] = (
     ),
 )
 
-_ANSWER = re.compile(r"brokers answer ([0-9][\w.\-]*)")
-
 
 @dataclass(frozen=True)
 class Observation:
@@ -200,7 +197,7 @@ class Observation:
 
 @dataclass(frozen=True)
 class CaseRun:
-    """One recorded run of a scenario case: its verdict's outcome (``passed``, ``failed``, ``deviated``) on a
+    """One recorded run of a scenario case: its verdict's outcome (``passed``, ``failed``, ``xfailed``, ...) on a
     version."""
 
     case: str
@@ -218,16 +215,17 @@ def case_run(verdict: Mapping[str, Any], recorded: str, version: str | None = No
     case = str(verdict.get("id", ""))
     version = version or answered_version(verdict)
     if version is None:
-        raise ValueError(f"{case}: the verdict names no Pulsar version (no 'pulsar' fact); give the version")
+        raise ValueError(f"{case}: the verdict names no Pulsar version (no single answered version); give it")
     client = str(verdict.get("facts", {}).get("client", ""))
     outcome = str(verdict.get("outcome", ""))
     return CaseRun(case, version, outcome, int(verdict.get("seed", 0)), recorded, run, client)
 
 
 def answered_version(verdict: Mapping[str, Any]) -> str | None:
-    """The version the run's brokers answered (the verdict's ``pulsar`` fact), or None when it has none."""
-    match = _ANSWER.search(str(verdict.get("facts", {}).get("pulsar", "")))
-    return match.group(1) if match else None
+    """The version the run's brokers answered (the verdict's ``versions``; one, or the run observed no single
+    version), or None when it has none."""
+    versions = verdict.get("versions") or []
+    return str(versions[0]) if isinstance(versions, list) and len(versions) == 1 else None
 
 
 def observe(verdict: Mapping[str, Any], recorded: str, version: str | None = None, run: str = "") -> list[Observation]:
@@ -236,7 +234,7 @@ def observe(verdict: Mapping[str, Any], recorded: str, version: str | None = Non
     case = str(verdict.get("id", ""))
     version = version or answered_version(verdict)
     if version is None:
-        raise ValueError(f"{case}: the verdict names no Pulsar version (no 'pulsar' fact); give the version")
+        raise ValueError(f"{case}: the verdict names no Pulsar version (no single answered version); give it")
     checks = {c["name"]: c for c in verdict.get("checks", [])}
     deadlocks = {d.get("known") for d in verdict.get("deadlocks", [])}
     out = []
@@ -260,6 +258,8 @@ def _shown(finding: Finding, checks: Mapping[str, Mapping[str, Any]], deadlocks:
         return bool(hit), ("deadlocked: " + ", ".join(hit)) if hit else "no deadlock"
     if not all(name in checks for name in finding.shown_by):
         return None, ""
+    if any(checks[name].get("evidence") is False for name in finding.shown_by):
+        return None, ""  # a verdict that is a lack of evidence shows nothing either way
     figures = "; ".join(f"{name} {checks[name].get('measured', '')}" for name in finding.shown_by)
     return all(not checks[name].get("ok", True) for name in finding.shown_by), figures
 

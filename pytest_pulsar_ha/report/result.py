@@ -7,6 +7,7 @@ from pathlib import Path
 
 from pytest_pulsar_ha.checks.deadlocks import Deadlock
 from pytest_pulsar_ha.checks.figures import RunFigures
+from pytest_pulsar_ha.checks.outcome import COMPLETED, Outcome
 from pytest_pulsar_ha.checks.result import CheckResult
 from pytest_pulsar_ha.checks.side_by_side import SideBySide
 from pytest_pulsar_ha.report.sparkline import Activity
@@ -15,7 +16,9 @@ from pytest_pulsar_ha.report.sparkline import Activity
 @dataclass
 class ScenarioResult:
     case_id: str
-    outcome: str  # passed | failed | deviated | interrupted
+    outcome: str
+    """The decided outcome (:func:`pytest_pulsar_ha.checks.outcome.decide`): passed, failed, xfailed, xpassed,
+    killed, survived, not applicable or not judged; ``not decided`` until it is."""
     seed: int
     checks: list[CheckResult] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
@@ -35,6 +38,20 @@ class ScenarioResult:
     """The scenario's pytest marks (``marks:``), for the index page's grouping by marker"""
     activity: Activity | None = None
     """Acks and errors per second and the faults, read from the history, for the index page's sparkline"""
+    ended: str = COMPLETED
+    """How the run ended, as the conductor records it (checks.outcome.ENDINGS): data for the outcome, not one"""
+    reason: str = ""
+    """Why the outcome is what it is (set with it)"""
+    test: str = ""
+    """The pytest node id that ran it (a replay names it); empty outside pytest"""
+    mutant: str | None = None
+    """The mutant the run was made with, or None"""
+    versions: list[str] = field(default_factory=list)
+    """The Pulsar versions the brokers answered (none answered: empty)"""
+
+    def settle(self, outcome: Outcome) -> None:
+        """Take the decided outcome and its reason."""
+        self.outcome, self.reason = outcome.kind, outcome.reason
 
     @property
     def failed_checks(self) -> list[CheckResult]:
@@ -42,6 +59,8 @@ class ScenarioResult:
 
     def describe(self) -> str:
         lines = [f"scenario {self.case_id}: {self.outcome.upper()} (seed {self.seed})"]
+        if self.reason:
+            lines.append(f"  why: {self.reason}")
         lines += [f"  - {p}" for p in self.problems]
         for check in self.checks:
             mark = "ok  " if check.ok else "FAIL"

@@ -4,9 +4,11 @@ one history, then the checks.
 Health is checked before the faults and after them (steady state); every part is closed whatever happens (every
 fault undone). Switch windows and availability are measured from the history (which cluster acknowledged each
 send, read from the brokers' storage); loss, ordering and duplicates are decided by the Spark checks
-(:mod:`spark_checks`). A run ends as passed, failed, deviated (the environment did not come back to its steady
-state) or interrupted. A cluster whose JVM deadlocked is kept as evidence (the JVM's dump, the known Pulsar defect
-it matches) and restarted, so that the next test gets a healthy one.
+(:mod:`spark_checks`). The conductor records how the run ended (completed, refused, deviated before the faults,
+interrupted) and what it found; it decides no outcome: ``judge`` (by default
+:func:`~pytest_pulsar_ha.checks.outcome.decide` on the scenario alone) does, before the evidence is written. A
+cluster whose JVM deadlocked is kept as evidence (the JVM's dump, the known Pulsar defect it matches) and
+restarted, so that the next test gets a healthy one.
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ from typing import Any
 
 from pytest_pulsar_ha.checks import evaluate
 from pytest_pulsar_ha.checks.expected_failure import DEADLOCK_PROBLEM_PREFIX
+from pytest_pulsar_ha.checks.outcome import DEVIATED_BEFORE, INTERRUPTED, REFUSED, Outcome, decide
 from pytest_pulsar_ha.checks.side_by_side import client_label, side_by_side
+from pytest_pulsar_ha.history import Event
 from pytest_pulsar_ha.report.evidence import write_evidence
 from pytest_pulsar_ha.report.proposals import proposal_of
 from pytest_pulsar_ha.report.result import ScenarioResult
@@ -60,35 +64,63 @@ def execute(
     spark: Callable[[], Any],
     seed: int | None = None,
     mutant: str | None = None,
+    judge: Callable[[ScenarioResult], Outcome] | None = None,
 ) -> ScenarioResult:
     """Run ``case`` on ``env`` (with the client side changed by ``mutant``, one of :mod:`pytest_pulsar_ha.mutants`);
-    write the evidence into ``evidence_dir``; return the result (never raises on a failed expectation; raises
-    KeyboardInterrupt after cleaning up)."""
+    have ``judge`` decide the outcome; write the evidence into ``evidence_dir`` (``verdict.json`` in every case);
+    return the result (never raises on a failed expectation; raises KeyboardInterrupt after cleaning up)."""
     seed = case.seed if seed is None else seed
     scenario = with_drawn_faults(case.scenario, seed)  # `generate:` faults, drawn from this run's seed
-    result = ScenarioResult(case.id, "passed", seed, proposal=proposal_of(scenario), marks=tuple(scenario.marks))
+    result = ScenarioResult(
+        case.id, "not decided", seed, proposal=proposal_of(scenario), marks=tuple(scenario.marks), mutant=mutant
+    )
+    events = _run(case, scenario, env, evidence_dir, spark, result, seed, mutant)
+    result.settle((judge or (lambda r: decide(r, scenario)))(result))
+    write_evidence(result, events, evidence_dir)
+    if result.ended == INTERRUPTED:
+        raise KeyboardInterrupt(f"scenario {case.id} interrupted; faults undone; evidence in {evidence_dir}")
+    return result
+
+
+def _run(
+    case: ScenarioCase,
+    scenario: Scenario,
+    env: PulsarHaEnvironment,
+    evidence_dir: Path,
+    spark: Callable[[], Any],
+    result: ScenarioResult,
+    seed: int,
+    mutant: str | None,
+) -> list[Event]:
+    """Run the scenario, filling ``result`` with what happened (how it ended, problems, verdicts, facts, side
+    pictures); the history's events (none when it never started)."""
     clusters = list(scenario.topology.clusters or env.names)
     refused = _refused(scenario, env, clusters)
     if refused is not None:
-        result.outcome = "failed"
+        result.ended = REFUSED
         result.problems.append(refused)
-        return result
+        return []
     started = time.time()  # a deadlock's block is read from the part of the broker's log written since
     before = steady_state(env, clusters, 30, since=started, before_faults=True)
     result.facts["pulsar"] = env.describe_pulsar()
+    result.versions = sorted({v for v in env.broker_versions().values() if not v.startswith("unknown")})
     if before:
-        result.outcome = "deviated"
+        result.ended = DEVIATED_BEFORE
         result.problems += [f"steady state before the faults: {p}" for p in before.problems]
         if before.deadlocks:
             evidence_dir.mkdir(parents=True, exist_ok=True)
             keep_deadlocks(before.deadlocks, evidence_dir, result)
             restart_deadlocked(env, before.deadlocks, result)
-        return result
+        return []
 
     evidence_dir.mkdir(parents=True, exist_ok=True)
     store = store_for(scenario, evidence_dir)
     ctx = RunContext(case, scenario, seed, env, clusters, evidence_dir, store.log, result, mutant=mutant)
-    _run_parts(ctx)
+    try:
+        _run_parts(ctx)
+    except BaseException:
+        store.abandon()  # what was journaled stays as the run's partial history
+        raise
 
     result.problems += ctx.ordered_problems()
     workload = ctx.needs_workload()
@@ -121,21 +153,14 @@ def execute(
     result.facts = ctx.ordered_facts()
     restart_deadlocked(env, after.deadlocks, result)  # its dump is kept: the next test gets a healthy cluster
     if ctx.interrupted:
-        result.outcome = "interrupted"
+        result.ended = INTERRUPTED
     else:
         hit = ctx.hit() if ctx.hit is not None else None
         result.checks = evaluate(scenario, events, history, spark, primary=ctx.needs_provider().primary, hit=hit)
-        if any(not c.ok for c in result.checks) or (result.problems and not after):
-            result.outcome = "failed"
-        if after:
-            result.outcome = "deviated"
     label = client_label(scenario.client.kind, scenario.provider)
     if store.keeps_messages:  # a soak keeps no message events in memory: its figures come from Spark only
         result.side_by_side = side_by_side(case.id, label, events, result.figures)
-    write_evidence(result, events, evidence_dir)
-    if ctx.interrupted:
-        raise KeyboardInterrupt(f"scenario {case.id} interrupted; faults undone; evidence in {evidence_dir}")
-    return result
+    return events
 
 
 def _run_parts(ctx: RunContext) -> None:

@@ -93,12 +93,37 @@ ClusterName = Annotated[
     ),
     _string(CLUSTER_NAME_PATTERN, "A cluster name: 1-40 lowercase letters, digits and '-', starting with a letter."),
 ]
+OUTCOME_MARKS = ("xfail", "skip", "skipif")
+"""pytest marks that would decide a scenario's outcome, which only its verdicts do (checks.outcome)."""
+
+
+def _not_an_outcome(value: str) -> str:
+    if value in OUTCOME_MARKS:
+        raise PydanticCustomError(
+            "name",
+            "{message}",
+            {
+                "message": f"{value!r} would decide the outcome, which the verdicts alone do: declare a known "
+                "failure with expect_failure (the expectation and its figure); leave a scenario out with -m or -k"
+            },
+        )
+    return value
+
+
 MarkName = Annotated[
     str,
     AfterValidator(
         _matching(MARK_NAME_PATTERN, "a pytest mark name (letters, digits and '_', not starting with a digit)")
     ),
-    _string(MARK_NAME_PATTERN, "A pytest mark name."),
+    AfterValidator(_not_an_outcome),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "pattern": f"^{MARK_NAME_PATTERN}$",
+            "not": {"enum": list(OUTCOME_MARKS)},
+            "description": "A pytest mark name (not xfail, skip or skipif: the verdicts decide the outcome).",
+        }
+    ),
 ]
 TopicName = Annotated[
     str,

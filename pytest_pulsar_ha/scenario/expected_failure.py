@@ -48,14 +48,3 @@ def regex_problem(pattern: str) -> str | None:
 FIGURE_NAME_PATTERN = r"[a-z_]+"
 SECONDS = "seconds"
 """The figure name of a measured duration (``29.99s``, as ``producers_redirected`` and ``switch`` measure)."""
-
-
-def figure_value(name: str, measured: str) -> float | None:
-    """The number ``name`` has in a verdict's measured text: ``lost`` in ``subscriptions=1, lost=75,
-    lost[sub-0]=75`` is 75 (the plain key, not a per-subscription one); ``seconds`` reads a duration ``29.99s``.
-    None when the text has no such figure."""
-    if name == SECONDS:
-        found = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*s\s*", measured)
-    else:
-        found = re.search(rf"(?<![\w\[]){re.escape(name)}=(-?\d+(?:\.\d+)?)(?![\w.\[])", measured)
-    return float(found.group(1)) if found else None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import (
+    ConfigDict,
     Discriminator,
     Field,
     Strict,
@@ -35,10 +36,14 @@ FigureName = Annotated[str, StringConstraints(pattern=f"^{expected_failure.FIGUR
 
 
 class ExpectFailure(_Model):
-    """This scenario is written to fail: the expectation it names must fail (with the figure `measured` asks
-    for, when given) and every other expectation must hold; then it reports XFAIL with the evidence. A pass,
-    another failing expectation or another figure is a failure (XPASS strict or FAILED); with `intermittent`,
-    a pass is XPASS, not a failure."""
+    """This scenario is written to fail: the expectations it names must fail, on evidence, with the `figure` it
+    names in its range, and every other expectation must hold; then it reports XFAIL with the evidence. A pass,
+    another failing expectation, another figure or a verdict that is a lack of evidence is a failure (on every
+    backend); with `intermittent`, a pass is XPASS, not a failure. Every entry names a figure, or a `deadlock`."""
+
+    model_config = ConfigDict(
+        **_Model.model_config, json_schema_extra={"anyOf": [{"required": ["figure"]}, {"required": ["deadlock"]}]}
+    )
 
     expectation: ExpectationRef | tuple[ExpectationRef, ...]
     """The expectation that must fail: its kind (`converged`), or `kind#n` for the n-th of a kind that appears
@@ -50,12 +55,13 @@ class ExpectFailure(_Model):
     failed; a run without it is judged as usual. A deadlock found before the faults is an error of the
     environment, never an expected failure."""
     measured: str | None = None
-    """A regular expression the named expectation's measured text must match (one expectation named): for what
-    it says in words (`no send acknowledged by green`); a number is a `figure`."""
+    """Besides the figure, a regular expression the first named expectation's measured text must match: for
+    what it says in words (`no send acknowledged by green`); a number is a `figure`."""
     figure: dict[FigureName, tuple[float, float]] | None = None
-    """The range the named expectation's measured figure must fall in, both ends included (one expectation
-    named): `{lost: [40, 120]}` reads `lost=75` from its measured text, `{seconds: [20, 70]}` a duration
-    (`29.99s`). State the range the mechanism allows, with the runs it was seen in, not just "some"."""
+    """The figure that shows the failure and the range it must fall in, both ends included, read from the first
+    named expectation's verdict (its figures, by name: `{lost: [40, 120]}`, `{seconds: [20, 70]}` for a window,
+    `{target_acks: [0, 0]}` for a target never reached). Required unless `deadlock` is given. State the range
+    the mechanism allows, with the runs it was seen in, not just "some"."""
     reason: str = Field(min_length=1)
     """Why it fails: what the failing expectation demonstrates."""
     issue: str | None = None
@@ -93,6 +99,15 @@ class ExpectFailure(_Model):
                 problems.append((("deadlock",), "a deadlock names the expectations it may fail, not a figure"))
             if self.versions is None:
                 problems.append((("versions",), "name the Pulsar versions the deadlock was seen on"))
+        if self.figure is None and self.deadlock is None:
+            problems.append(
+                (
+                    ("figure",),
+                    "name the figure that shows the failure and its range, read from the first named expectation "
+                    "(e.g. {lost: [40, 120]}, {seconds: [20, 70]}), or the known deadlock: without one, a run "
+                    "without evidence would show it",
+                )
+            )
         if self.figure is not None:
             if len(self.figure) != 1:
                 problems.append((("figure",), "name one figure and its range, e.g. {lost: [40, 120]}"))
@@ -101,13 +116,7 @@ class ExpectFailure(_Model):
                 for name, (low, high) in self.figure.items()
                 if low > high
             ]
-            if len(self.names) > 1:
-                problems.append((("figure",), "figure needs one named expectation, found several"))
-            if self.measured is not None:
-                problems.append((("figure",), "give measured (words) or figure (a number's range), not both"))
         if self.measured is not None:
-            if len(self.names) > 1:
-                problems.append((("measured",), "measured needs one named expectation, found several"))
             problem = expected_failure.regex_problem(self.measured)
             if problem is not None:
                 problems.append((("measured",), problem))

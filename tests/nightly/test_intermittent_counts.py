@@ -1,16 +1,14 @@
 """An intermittent expected failure counts its XFAIL and XPASS runs across nights, and the trend flags one that
 has not shown in UNSEEN_AFTER runs: its evidence is going stale.
 
-The JUnit part runs the plugin for real (pytester; only ``execute`` is faked, returning a verdict that shows the
-failure or not) and reads its JUnit XML with the nightly runner's reader."""
+The first part runs the plugin for real (pytester; only ``execute`` is faked, returning a verdict that shows the
+failure or not) and reads the verdicts it wrote with the nightly runner's reader."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from pytest_pulsar_ha.nightly.records import CaseRecord, RoundRecord, junit_outcomes
+from pytest_pulsar_ha.nightly.records import CaseRecord, RoundRecord, collect_round
 from pytest_pulsar_ha.nightly.trend import UNSEEN_AFTER, build_trend
 
 SCENARIO = """
@@ -43,10 +41,13 @@ class Brokers:
 def pulsar_ha():
     return Brokers()
 
-def fake_execute(case, env, *, evidence_dir, spark, seed=None):
+def fake_execute(case, env, *, evidence_dir, spark, seed=None, judge=None):
     result = scenario_runner.ScenarioResult(case.id, "failed" if SHOWS else "passed", 7)
     result.facts["pulsar"] = "brokers answer 4.2.4"
-    result.checks.append(CheckResult("ordering", not SHOWS, "no reorder", "reorders=1" if SHOWS else "reorders=0"))
+    reorders = 1 if SHOWS else 0
+    result.checks.append(
+        CheckResult("ordering", not SHOWS, "no reorder", f"reorders={{reorders}}", figures={{"reorders": reorders}})
+    )
     return result
 
 scenario_runner.execute = fake_execute
@@ -54,24 +55,18 @@ scenario_runner.execute = fake_execute
 
 
 @pytest.mark.parametrize(("shows", "outcome"), [(True, "xfailed"), (False, "xpassed")])
-def test_the_junit_xml_tells_an_xpass_of_an_intermittent_failure_from_a_pass(
+def test_the_verdict_tells_an_xpass_of_an_intermittent_failure_from_a_pass(
     pytester: pytest.Pytester, shows: bool, outcome: str
 ) -> None:
     pytester.makeconftest(CONFTEST.format(shows=shows))
     (pytester.path / "racy.pulsar-ha.yaml").write_text(SCENARIO)
-    junit = pytester.path / "junit.xml"
-    pytester.runpytest_subprocess("-p", "no:cacheprovider", "--pulsar-ha-pulsar-version=4.2.4", f"--junitxml={junit}")
-    ((test, found, _),) = junit_outcomes(junit)
-    assert (test, found) == ("racy.pulsar-ha.yaml::racy", outcome)
-
-
-def test_a_plain_pass_stays_a_pass(tmp_path: Path) -> None:
-    junit = tmp_path / "junit.xml"
-    junit.write_text(
-        '<testsuites><testsuite><testcase classname="s.pulsar-ha.yaml" name="a"><properties>'
-        '<property name="scenario_seed" value="1"/></properties></testcase></testsuite></testsuites>'
+    evidence = pytester.path / "evidence"
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--pulsar-ha-pulsar-version=4.2.4", f"--pulsar-ha-evidence-dir={evidence}"
     )
-    assert junit_outcomes(junit) == [("s.pulsar-ha.yaml::a", "passed", "")]
+    result.assert_outcomes(**{outcome: 1})
+    ((test, found),) = [(t.test, t.outcome) for t in collect_round(pytester.path, "n", 1, 1, "t", 1.0, 0).tests]
+    assert (test, found) == ("racy.pulsar-ha.yaml::racy", outcome)
 
 
 def _rounds(outcomes: list[str]) -> list[RoundRecord]:

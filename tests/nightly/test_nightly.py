@@ -1,4 +1,4 @@
-"""The nightly runner and the trend report on fabricated rounds (pytest faked: its JUnit XML and the verdicts
+"""The nightly runner and the trend report on fabricated rounds (pytest faked: the verdicts, with their outcomes,
 are written by the fake, so the runner's bookkeeping is what is tested; the real night is `make nightly`)."""
 
 from __future__ import annotations
@@ -9,20 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from pytest_pulsar_ha.nightly.records import CaseRecord, RoundRecord, junit_outcomes, load_rounds
+from pytest_pulsar_ha.nightly.records import ROUND_TEST, CaseRecord, RoundRecord, collect_round, load_rounds
 from pytest_pulsar_ha.nightly.rounds import NightPlan, run_night
 from pytest_pulsar_ha.nightly.trend import build_trend, percentile, write_trend
 
 SCENARIO = "scenarios/primary-outage.pulsar-ha.yaml::primary-outage"
 FLAKY = "scenarios/tight.pulsar-ha.yaml::tight-window"
 
-JUNIT = """<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest">
-<testcase classname="scenarios.primary-outage.pulsar-ha.yaml" name="primary-outage" time="40"/>
-<testcase classname="scenarios.tight.pulsar-ha.yaml" name="tight-window" time="30">{tight}</testcase>
-<testcase classname="scenarios.xf.pulsar-ha.yaml" name="known-bug" time="30">
-  <skipped type="pytest.xfail" message="expected failure (apache/pulsar#1)"/></testcase>
-<testcase classname="tests.unit.test_x" name="test_y" time="0.1"/>
-</testsuite></testsuites>"""
+KNOWN = "scenarios/xf.pulsar-ha.yaml::known-bug"
 
 
 def fake_pytest(failing_seeds: set[int], switch_s: float = 2.4):
@@ -30,12 +24,17 @@ def fake_pytest(failing_seeds: set[int], switch_s: float = 2.4):
         seed = int(next(a for a in command if a.startswith("--pulsar-ha-seed=")).split("=")[1])
         round_dir = log.parent
         fails = seed in failing_seeds
-        tight = '<failure message="switch: 3.1s, window [2s, 2.9s]"/>' if fails else ""
-        (round_dir / "junit.xml").write_text(JUNIT.format(tight=tight))
-        for name, figures in (("primary-outage", {"switch_s": switch_s, "switch_back_s": 4.4}), ("tight-window", {})):
+        runs = (
+            (SCENARIO, "passed", {"switch_s": switch_s, "switch_back_s": 4.4}),
+            (FLAKY, "failed" if fails else "passed", {}),
+            (KNOWN, "xfailed", {}),
+        )
+        for test, outcome, figures in runs:
+            name = test.split("::")[1]
             evidence = round_dir / "evidence" / name
             evidence.mkdir(parents=True, exist_ok=True)
-            verdict = {"id": name, "seed": seed, "figures": {"duplicates": 3, "faults": [figures]}}
+            verdict = {"id": name, "test": test, "outcome": outcome, "reason": "switch: 3.1s" if fails else "held"}
+            verdict |= {"seed": seed, "figures": {"duplicates": 3, "faults": [figures]}}
             (evidence / "verdict.json").write_text(json.dumps(verdict))
             (evidence / "history.jsonl").write_text("{}\n")
         log.write_text("fake pytest\n")
@@ -44,15 +43,23 @@ def fake_pytest(failing_seeds: set[int], switch_s: float = 2.4):
     return run
 
 
-def test_junit_node_ids_name_the_scenario_files_and_test_modules(tmp_path: Path) -> None:
-    path = tmp_path / "junit.xml"
-    path.write_text(JUNIT.format(tight='<failure message="late"/>'))
-    assert junit_outcomes(path) == [
-        (SCENARIO, "passed", ""),
-        (FLAKY, "failed", "late"),
-        ("scenarios/xf.pulsar-ha.yaml::known-bug", "xfailed", "expected failure (apache/pulsar#1)"),
-        ("tests/unit/test_x.py::test_y", "passed", ""),
+def test_a_round_is_read_from_the_verdicts_outcomes(tmp_path: Path) -> None:
+    fake_pytest({7})(["--pulsar-ha-seed=7"], tmp_path / "pytest.log")
+    record = collect_round(tmp_path, "night-1", 1, 7, "t", 1.0, 1)
+    assert sorted((t.test, t.outcome, t.message) for t in record.tests) == [
+        (SCENARIO, "passed", "switch: 3.1s"),
+        (FLAKY, "failed", "switch: 3.1s"),
+        (KNOWN, "xfailed", "switch: 3.1s"),
     ]
+
+
+def test_a_round_that_failed_outside_every_verdict_is_an_error(tmp_path: Path) -> None:
+    fake_pytest(set())(["--pulsar-ha-seed=7"], tmp_path / "pytest.log")
+    record = collect_round(tmp_path, "night-1", 1, 7, "t", 1.0, 1)  # exit 1, yet every verdict passed
+    (error,) = [t for t in record.tests if t.test == ROUND_TEST]
+    assert error.outcome == "error" and "pytest exited 1 and no verdict says why" in error.message
+    clean = collect_round(tmp_path, "night-1", 1, 7, "t", 1.0, 0)
+    assert ROUND_TEST not in {t.test for t in clean.tests}
 
 
 def test_a_night_of_rounds_records_each_and_prunes_passed_evidence(tmp_path: Path) -> None:

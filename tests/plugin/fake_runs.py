@@ -1,6 +1,7 @@
 """The conftest of a pytester session that runs scenario tests through the plugin's real collection, runner and
 summary without clusters: the environment is one whose brokers answer a given version, and ``execute`` (which
-would need clusters) is a fake the test writes, returning the result a run would give."""
+would need clusters) is a fake the test writes, returning the result a run would give (the runner decides its
+outcome, as it does a real run's)."""
 
 from __future__ import annotations
 
@@ -26,4 +27,10 @@ def fake_run_conftest(execute: str, answer: str = "4.2.4", **constants: object) 
     """``execute``: the source of a ``fake_execute(case, env, *, evidence_dir, spark, seed=None, ...)`` function;
     ``constants``: module-level names it reads (written with ``repr``), besides ``ANSWER``, the brokers' answer."""
     names = "".join(f"{name} = {value!r}\n" for name, value in {"ANSWER": answer, **constants}.items())
-    return HEADER + names + "\n" + textwrap.dedent(execute).strip() + "\n\nscenario_runner.execute = fake_execute\n"
+    return (
+        HEADER
+        + names
+        + "\n"
+        + textwrap.dedent(execute).strip()
+        + "\n\nscenario_runner.execute = lambda *a, judge=None, **k: fake_execute(*a, **k)\n"
+    )

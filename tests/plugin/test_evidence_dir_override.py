@@ -29,7 +29,7 @@ def pulsar_ha():
 def pulsar_ha_evidence_dir(tmp_path_factory):
     return tmp_path_factory.getbasetemp() / "custom-evidence"
 
-def fake_execute(case, env, *, evidence_dir, spark, seed=None):
+def fake_execute(case, env, *, evidence_dir, spark, seed=None, judge=None):
     evidence_dir.mkdir(parents=True, exist_ok=True)
     history = evidence_dir / "history.jsonl"
     history.write_text("")

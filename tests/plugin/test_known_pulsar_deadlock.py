@@ -52,7 +52,7 @@ class Brokers:
 def pulsar_ha():
     return Brokers()
 
-def fake_execute(case, env, *, evidence_dir, spark, seed=None):
+def fake_execute(case, env, *, evidence_dir, spark, seed=None, judge=None):
     evidence_dir.mkdir(parents=True, exist_ok=True)
     failing = DEADLOCK is not None or LOST or REORDERS or PROBLEM
     result = scenario_runner.ScenarioResult(case.id, "deviated" if DEADLOCK else "failed" if failing else "passed", 7)

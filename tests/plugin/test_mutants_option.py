@@ -1,5 +1,6 @@
-"""``--pulsar-ha-mutants``: each case once per mutant; a kill passes (noting the expectation), a survivor fails,
-a mutant that cannot apply is skipped with its reason, and the kill matrix ends the session.
+"""``--pulsar-ha-mutants``: each case once unmutated (the baseline, first), then once per mutant; a kill passes
+(noting the expectation), a survivor fails, a mutant that cannot apply is skipped with its reason, a run that
+proves nothing (the baseline failed) is not judged, and the kill matrix ends the session.
 
 Real pytest collection of a scenario file, the plugin's real runner and summary; only ``execute`` (which would
 need clusters) is replaced by one whose run fails the switch window exactly when the mutant is ``late``.
@@ -28,10 +29,9 @@ scenarios:
         provider: {kind: native}
 """
 
-CONFTEST = fake_run_conftest(
-    """
+EXECUTE = """
 def fake_execute(case, env, *, evidence_dir, spark, seed=None, mutant=None):
-    late = mutant == "late"
+    late = mutant == "late" or (mutant is None and FLAKY)
     result = scenario_runner.ScenarioResult(case.id, "failed" if late else "passed", 7)
     result.checks.append(CheckResult("switch", not late, "first ack within [2.2s, 2.7s]", "3.25s" if late else "2.35s"))
     result.checks.append(CheckResult("no_loss", True, "every send received", "lost=0"))
@@ -39,7 +39,7 @@ def fake_execute(case, env, *, evidence_dir, spark, seed=None, mutant=None):
         result.facts["mutant_never_acted"] = "the provider never switched in this run"
     return result
 """
-)
+CONFTEST = fake_run_conftest(EXECUTE, FLAKY=False)
 
 
 def _run(pytester: pytest.Pytester, mutants: str) -> pytest.RunResult:
@@ -50,33 +50,46 @@ def _run(pytester: pytest.Pytester, mutants: str) -> pytest.RunResult:
 
 def test_a_killed_mutant_passes_a_survivor_fails_and_the_matrix_says_which(pytester: pytest.Pytester) -> None:
     result = _run(pytester, "late,drop_one")
-    result.assert_outcomes(passed=1, failed=1, skipped=2)
+    result.assert_outcomes(passed=2, failed=1, skipped=3)  # the baseline of outage[native]: no mutant applies
     result.stdout.fnmatch_lines(
         [
-            "*mutant drop_one (a consumer that loses one message after the switch) survived: every expectation held; "
-            "what should have caught it:",
-            "  - no_loss: held, measured lost=0 (expected every send received)",
+            "mutant drop_one survived: no_loss: held, measured lost=0 (expected every send received)",
             "*pulsar-ha kill matrix*",
             "outage  *late  *killed  *switch: measured 3.25s, expected first ack within ?2.2s, 2.7s?",
-            "outage  *drop_one  *survived  no_loss: held, measured lost=0 (expected every send received)",
-            "outage?native?  *late  *n/a  *mutant late cannot apply: it changes our AutoClusterFailover*native",
-            "outage?native?  *drop_one  *n/a  *it acts after our provider's first switch; this provider (native)*",
-            "mutation score: 1 of 2 applicable mutants killed (50%)",
+            "outage  *drop_one  *survived  *no_loss: held, measured lost=0 (expected every send received)",
+            "outage?native?  *late  *not applicable  *mutant late cannot apply: it changes our AutoClusterFailover*",
+            "outage?native?  *drop_one  *not applicable  *it acts after our provider's first switch; this provider*",
+            "mutation score: 1 of 2 applicable mutants killed (50%); 0 not judged",
             "*pulsar-ha scenarios*",
+            "passed * outage",
             "killed * outage@late",
             "survived * outage@drop_one",
         ]
     )
 
 
-def test_a_mutant_that_never_acted_is_not_applicable_not_a_survivor(pytester: pytest.Pytester) -> None:
-    result = _run(pytester, "swap_two")
-    result.assert_outcomes(skipped=2)
+def test_a_seeded_flaky_case_kills_no_mutant(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(fake_run_conftest(EXECUTE, FLAKY=True))  # the unmutated run fails its switch window
+    (pytester.path / "outage.pulsar-ha.yaml").write_text(SCENARIO)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--pulsar-ha-mutants=late")
+    result.assert_outcomes(failed=2, skipped=2)
     result.stdout.fnmatch_lines(
         [
-            "outage  *swap_two  *n/a  *mutant swap_two never acted: the provider never switched in this run; the run "
-            "was the shipped code's, nothing to kill",
-            "mutation score: 0 of 0 applicable mutants killed (-)",
+            "*pulsar-ha kill matrix*",
+            "outage  *late  *not judged  *the unmutated case failed in this session (switch: measured 3.25s*",
+            "mutation score: 0 of 0 applicable mutants killed (-); 1 not judged",
+        ]
+    )
+
+
+def test_a_mutant_that_never_acted_is_not_applicable_not_a_survivor(pytester: pytest.Pytester) -> None:
+    result = _run(pytester, "swap_two")
+    result.assert_outcomes(passed=1, skipped=3)
+    result.stdout.fnmatch_lines(
+        [
+            "outage  *swap_two  *not applicable  *the mutant never acted: the provider never switched in this run; "
+            "the run was the shipped code's",
+            "mutation score: 0 of 0 applicable mutants killed (-); 0 not judged",
         ]
     )
 
@@ -107,15 +120,15 @@ def test_pulsar_ha_mutate_writes_the_matrix_and_fails_under_its_bar(pytester: py
     result.stdout.fnmatch_lines(
         [
             "survived: outage @ drop_one: a consumer that loses one message after the switch",
-            "mutation score: 1 of 2 applicable mutants killed (50%); mx/kill-matrix.html",
+            "mutation score: 1 of 2 applicable mutants killed (50%); 0 not judged; mx/kill-matrix.html",
         ]
     )
     matrix = json.loads((pytester.path / "mx" / "kill-matrix.json").read_text())
     assert [(row["case"], row["mutant"], row["verdict"]) for row in matrix] == [
         ("outage", "late", "killed"),
         ("outage", "drop_one", "survived"),
-        ("outage[native]", "late", "n/a"),
-        ("outage[native]", "drop_one", "n/a"),
+        ("outage[native]", "late", "not applicable"),
+        ("outage[native]", "drop_one", "not applicable"),
     ]
     assert matrix[0]["why"].startswith("switch: measured 3.25s")
     assert "changes our AutoClusterFailover" in matrix[2]["why"]
