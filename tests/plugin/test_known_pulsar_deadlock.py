@@ -105,7 +105,7 @@ def test_a_known_deadlock_the_scenario_does_not_declare_fails_as_a_finding(pytes
     result = _run(pytester, declared=False)  # the lost=3 run of issue #26: no longer an excuse
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
-        ["*Pulsar deadlocked during the run:*", "*Pulsar deadlocked on blue*26111*the JVM's dump: *blue-deadlock.txt*"]
+        ["*Pulsar deadlocked during the run: Pulsar deadlocked on blue*26111*", "  blue deadlock: *blue-deadlock.txt"]
     )
     assert "no expected failure of this scenario declares a deadlock" in result.stdout.str()
 
