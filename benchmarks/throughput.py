@@ -120,9 +120,12 @@ class CpuShare:
         return {role: round(cores, 2) for role, cores in sorted(self.cores.items()) if cores >= 0.005}
 
 
-def pulsar_perf(home: Path, java: Path, url: str, seconds: int, batching: bool) -> dict[str, float]:
-    """``pulsar-perf produce`` beside ``pulsar-perf consume`` on a fresh topic; the producer's aggregated figures."""
-    topic = f"persistent://public/default/perf-{uuid.uuid4().hex[:8]}"
+def pulsar_perf(
+    home: Path, java: Path, url: str, seconds: int, batching: bool, namespace: str = "public/default"
+) -> dict[str, float]:
+    """``pulsar-perf produce`` beside ``pulsar-perf consume`` on a fresh topic of ``namespace``; the producer's
+    aggregated figures."""
+    topic = f"persistent://{namespace}/perf-{uuid.uuid4().hex[:8]}"
     env = {**os.environ, "JAVA_HOME": str(java.parent.parent), "PULSAR_LOG_DIR": "/tmp", "PULSAR_MEM": "-Xmx1g"}
     perf = str(home / "bin" / "pulsar-perf")
     consume = subprocess.Popen(

@@ -5,6 +5,7 @@ storage a few requests at a time."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -39,15 +40,21 @@ def attribute_log(log: EventLog, admins: dict[str, AdminClient], seeded: Mapping
     and nowhere else, so the cluster that acknowledged (stored) or delivered it is that one, without a read. Any
     other position is read from storage (:mod:`pytest_pulsar_ha.workload.storage_lookup`); the payload is rebuilt
     from the message (``producer#seq#`` padded with dots to its ``payload_size``)."""
-    events = [e for e in log.snapshot() if e.type in (ACK, RECEIVE)]
     cached = {name: CachedEntries(admin) for name, admin in admins.items()}  # an ack and its receipts share
     owners = dict(seeded or {})
+    known: list[tuple[Event, str | None]] = []
+    unseeded: list[Event] = []
+    for event in log.snapshot():
+        if event.type not in (ACK, RECEIVE):
+            continue
+        owner = seeded_owner(owners, int((event.message_id or "0").split(":", 1)[0]))
+        if owner is None:
+            unseeded.append(event)
+        elif owner != event.cluster:  # most were recorded with it already: nothing to replace
+            known.append((event, owner))
 
     def attribute(event: Event) -> tuple[Event, str | None]:
         ledger, entry, partition = (int(x) for x in (event.message_id or "0:0:-1").split(":"))
-        owner = seeded_owner(owners, ledger)
-        if owner is not None:
-            return event, owner
         topic = event.topic or ""
         if partition >= 0 and not topic.endswith(f"-partition-{partition}"):
             topic = f"{topic}-partition-{partition}"
@@ -58,8 +65,9 @@ def attribute_log(log: EventLog, admins: dict[str, AdminClient], seeded: Mapping
         return event, find(cached, topic, ledger, entry, payload)
 
     with ThreadPoolExecutor(max_workers=ATTRIBUTION_THREADS) as pool:
-        found = list(pool.map(attribute, events))
+        found = list(pool.map(attribute, unseeded))  # only what the seeded ids cannot tell is read from storage
     log.replace_all(
-        (event, Event(**{**event.to_dict(), "cluster": cluster}))  # type: ignore[arg-type]
-        for event, cluster in found
+        (event, dataclasses.replace(event, cluster=cluster))
+        for event, cluster in known + found
+        if cluster != event.cluster
     )
