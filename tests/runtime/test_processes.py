@@ -179,7 +179,7 @@ def test_pause_returns_only_once_every_thread_of_every_member_is_stopped(tmp_pat
     )
     proc = ManagedProcess(
         "spinners",
-        ["sh", "-c", f"{sys.executable} -c \"$0\" & {sys.executable} -c \"$0\" & wait", spin],
+        ["sh", "-c", f'{sys.executable} -c "$0" & {sys.executable} -c "$0" & wait', spin],
         cwd=tmp_path,
         log_path=tmp_path / "log",
         registry=PidRegistry(tmp_path / "run"),
