@@ -44,19 +44,18 @@ def test_a_window_two_intervals_wide_lets_the_late_provider_through_and_the_matr
         "--pulsar-ha-clusters=cluster-a,cluster-b",
         timeout=600,
     )
-    result.assert_outcomes(passed=1, failed=1)
+    # the two unmutated baselines pass first, the killed mutant passes, the survivor fails
+    result.assert_outcomes(passed=3, failed=1)
     # fnmatch patterns: ? stands for each square bracket (a [...] would be a character class)
     result.stdout.fnmatch_lines(
         [
-            "*mutant late (every switch one check interval late) survived: every expectation held; what should "
-            "have caught it:",
-            "  - switch: held, measured *s (expected first ack by cluster-b within ?2200ms, 3700ms? of fault #0 "
-            "start); its settings derive ?2.20s, 2.70s?: the scenario's window is 1.00s wider, which let the mutant "
-            "through",
+            "*mutant late survived: switch: held, measured *s (expected first ack by cluster-b within "
+            "?2200ms, 3700ms? of fault #0 start); its settings derive ?2.20s, 2.70s?: the scenario's window is "
+            "1.00s wider, which let the mutant through",
             "*pulsar-ha kill matrix*",
             "derived  *late  *killed  *switch: measured *s, expected first ack by cluster-b within ?2200ms, 2700ms?*",
-            "derived?loose?  *late  *survived  switch: held, measured *; its settings derive ?2.20s, 2.70s?: the "
+            "derived?loose?  *late  *survived  *switch: held, measured *; its settings derive ?2.20s, 2.70s?: the "
             "scenario's window is 1.00s wider, which let the mutant through",
-            "mutation score: 1 of 2 applicable mutants killed (50%)",
+            "mutation score: 1 of 2 applicable mutants killed (50%); 0 not judged",
         ]
     )

@@ -91,7 +91,13 @@ def _run(
         CONFTEST.format(deadlock=deadlock, lost=lost, reorders=reorders, problem=problem, answer=version)
     )
     (pytester.path / "moving.pulsar-ha.yaml").write_text(SCENARIO.format(declared=DECLARED if declared else ""))
-    return pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rxXf", f"--pulsar-ha-pulsar-version={version}")
+    return pytester.runpytest_subprocess(
+        "-p",
+        "no:cacheprovider",
+        "-rxXf",
+        f"--pulsar-ha-pulsar-version={version}",
+        "--pulsar-ha-clusters=blue",  # the scenario's topology: the faked session environment serves it
+    )
 
 
 def test_a_declared_deadlock_on_its_version_that_explains_the_failure_is_xfail(pytester: pytest.Pytester) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -105,4 +106,7 @@ def test_a_scenario_needing_token_auth_is_refused_on_an_open_environment(
     assert result.outcome == "failed"
     assert "needs clusters with auth token" in result.describe()
     assert "--pulsar-ha-auth=token" in result.describe()
-    assert not (tmp_path / "ev").exists(), "nothing may run when the environment does not fit"
+    # nothing ran when the environment does not fit: the evidence is the verdict alone, which says why
+    assert sorted(p.name for p in (tmp_path / "ev").iterdir()) == ["verdict.json"]
+    verdict = json.loads((tmp_path / "ev" / "verdict.json").read_text())
+    assert verdict["outcome"] == "failed" and verdict["ended"] == "refused"
