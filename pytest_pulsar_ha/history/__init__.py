@@ -2,7 +2,8 @@
 
 A history is written as JSON Lines (``.jsonl``, one JSON object per line, streamed as events happen; for small
 runs) or as Parquet (``.parquet``, explicit schema; for large runs, or converted from the JSON Lines file at the
-end). The format is described in ``docs/history-format.md``.
+end). The format is described in ``docs/history-format.md`` and defined once, in ``spark_checks.history_format``
+(:mod:`.events` imports its names from there).
 
 This module is light at import time: no pyarrow nor pyspark import happens until a Parquet file is written.
 """

@@ -1,191 +1,46 @@
-"""The event schema of a history: event types, columns and their types, and :class:`Event`."""
+"""The event schema of a history, as the writer uses it: the format's names (event types, columns and their
+types, :class:`Event`), imported from their one definition, ``spark_checks.history_format``, and the writer's
+own: the journal's file name, the file suffixes and the clock of ``ts_ns``.
+
+``spark_checks`` is light at import time (no pyspark until a check runs) and imports nothing from this package.
+"""
 
 from __future__ import annotations
 
-import functools
-import json
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
+
+from spark_checks.history_format import ACK as ACK
+from spark_checks.history_format import COLUMN_TYPES as COLUMN_TYPES
+from spark_checks.history_format import EVENT_COLUMNS as EVENT_COLUMNS
+from spark_checks.history_format import EVENT_TYPES as EVENT_TYPES
+from spark_checks.history_format import FAULT_END as FAULT_END
+from spark_checks.history_format import FAULT_START as FAULT_START
+from spark_checks.history_format import INT_COLUMNS as INT_COLUMNS
+from spark_checks.history_format import MAX_TS_NS as MAX_TS_NS
+from spark_checks.history_format import MESSAGE_EVENT_TYPES as MESSAGE_EVENT_TYPES
+from spark_checks.history_format import METADATA_EVENT as METADATA_EVENT
+from spark_checks.history_format import METADATA_READ as METADATA_READ
+from spark_checks.history_format import METADATA_WRITE as METADATA_WRITE
+from spark_checks.history_format import MIGRATED as MIGRATED
+from spark_checks.history_format import MIGRATION_END as MIGRATION_END
+from spark_checks.history_format import MIGRATION_START as MIGRATION_START
+from spark_checks.history_format import MIN_TS_NS as MIN_TS_NS
+from spark_checks.history_format import PROBE as PROBE
+from spark_checks.history_format import RECEIVE as RECEIVE
+from spark_checks.history_format import REQUIRED_COLUMNS as REQUIRED_COLUMNS
+from spark_checks.history_format import SEND as SEND
+from spark_checks.history_format import SEND_ERROR as SEND_ERROR
+from spark_checks.history_format import SWITCH as SWITCH
+from spark_checks.history_format import SWITCH_FAILED as SWITCH_FAILED
+from spark_checks.history_format import Event as Event
 
 PARTIAL_HISTORY: Final = "history.partial.jsonl"
 """A scenario's journal: every event appended as it happens (acks not yet attributed to a cluster); replaced by
 ``history.jsonl`` when the run ends, left behind (and readable by the checker) when the run was killed."""
 
-SEND: Final = "send"
-"""A send was invoked (``producer``, ``seq``, ``topic``, ``key`` set; ``cluster`` unknown yet, usually null)."""
-ACK: Final = "ack"
-"""The send was acknowledged; ``cluster`` is the cluster that acknowledged it."""
-SEND_ERROR: Final = "send_error"
-"""The send failed; ``detail`` holds the error text."""
-RECEIVE: Final = "receive"
-"""A consumer received a message; ``cluster`` delivered it, on ``subscription``."""
-PROBE: Final = "probe"
-"""A failover provider probed ``cluster``; ``detail`` holds the result."""
-SWITCH: Final = "switch"
-"""A client switched to ``cluster``."""
-SWITCH_FAILED: Final = "switch_failed"
-"""A provider decided to switch to ``cluster`` but the client refused the update; ``detail`` says why."""
-FAULT_START: Final = "fault_start"
-"""A fault began on ``cluster``; ``detail`` names it."""
-FAULT_END: Final = "fault_end"
-"""A fault was undone on ``cluster``."""
-MIGRATION_START: Final = "migration_start"
-"""An operator started a PIP-188 migration of ``cluster`` (blue); ``detail`` names the target and scope."""
-MIGRATED: Final = "migrated"
-"""Blue marked ``topic`` migrated (its ledger terminated, property ``migrated=true``), as read from blue."""
-MIGRATION_END: Final = "migration_end"
-"""Every topic of the migration is done on ``cluster`` (blue): migrated, nobody left on it, no backlog."""
-METADATA_WRITE: Final = "metadata_write"
-"""The workload wrote a metadata policy on ``cluster`` (PIP-136); ``detail`` has the path, value and outcome."""
-METADATA_EVENT: Final = "metadata_event"
-"""A PIP-136 event read from ``cluster``'s event topic: origin cluster, origin time, path, value."""
-METADATA_READ: Final = "metadata_read"
-"""What ``cluster`` held for a metadata path when read (recorded when it changes, and at the end)."""
-
-EVENT_TYPES: Final[tuple[str, ...]] = (
-    SEND,
-    ACK,
-    SEND_ERROR,
-    RECEIVE,
-    PROBE,
-    SWITCH,
-    SWITCH_FAILED,
-    FAULT_START,
-    FAULT_END,
-    MIGRATION_START,
-    MIGRATED,
-    MIGRATION_END,
-    METADATA_WRITE,
-    METADATA_EVENT,
-    METADATA_READ,
-)
-"""Every valid value of the ``type`` column."""
-_VALID_TYPES: Final = frozenset(EVENT_TYPES)
-MESSAGE_EVENT_TYPES: Final[tuple[str, ...]] = (SEND, ACK, SEND_ERROR, RECEIVE)
-"""Event types about one message: they must carry ``producer`` and ``seq``."""
-
-EVENT_COLUMNS: Final[tuple[str, ...]] = (
-    "ts_ns",
-    "type",
-    "process",
-    "cluster",
-    "topic",
-    "subscription",
-    "producer",
-    "seq",
-    "key",
-    "message_id",
-    "detail",
-)
-"""The columns of a history, in file order."""
-
-COLUMN_TYPES: Final[Mapping[str, tuple[str, bool]]] = {
-    "ts_ns": ("int64", False),
-    "type": ("string", False),
-    "process": ("string", False),
-    "cluster": ("string", True),
-    "topic": ("string", True),
-    "subscription": ("string", True),
-    "producer": ("string", True),
-    "seq": ("int64", True),
-    "key": ("string", True),
-    "message_id": ("string", True),
-    "detail": ("string", True),
-}
-"""Column name -> (logical type, nullable)."""
-REQUIRED_COLUMNS: Final[tuple[str, ...]] = tuple(name for name, (_, nullable) in COLUMN_TYPES.items() if not nullable)
-INT_COLUMNS: Final[tuple[str, ...]] = tuple(name for name, (kind, _) in COLUMN_TYPES.items() if kind == "int64")
-
-MIN_TS_NS: Final = 946_684_800 * 1_000_000_000
-"""The earliest plausible ``ts_ns`` (2000-01-01T00:00:00Z): anything before is a unit mistake or garbage."""
-MAX_TS_NS: Final = 4_102_444_800 * 1_000_000_000
-"""The first implausible ``ts_ns`` (2100-01-01T00:00:00Z)."""
-
 JSONL_SUFFIX: Final = ".jsonl"
 PARQUET_SUFFIX: Final = ".parquet"
-
-
-def _line_encoder() -> Callable[[dict[str, str | int | None]], str]:
-    """``json.dumps(..., separators=(",", ":"), ensure_ascii=False)`` with its C encoder made once, not per call."""
-    from json import encoder
-
-    make = getattr(encoder, "c_make_encoder", None)
-    if make is None:  # no C accelerator (e.g. PyPy): the plain call
-        return functools.partial(json.dumps, separators=(",", ":"), ensure_ascii=False)
-    chunks = make(None, None, encoder.encode_basestring, None, ":", ",", False, False, True)
-
-    def encode(row: dict[str, str | int | None]) -> str:
-        return "".join(chunks(row, 0))
-
-    return encode
-
-
-_encode_line = _line_encoder()
-
-
-@dataclass(frozen=True, slots=True)
-class Event:
-    """One row of a history. ``type`` must be one of :data:`EVENT_TYPES`."""
-
-    ts_ns: int
-    type: str
-    process: str
-    cluster: str | None = None
-    topic: str | None = None
-    subscription: str | None = None
-    producer: str | None = None
-    seq: int | None = None
-    key: str | None = None
-    message_id: str | None = None
-    detail: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.type not in _VALID_TYPES:
-            raise ValueError(f"unknown event type {self.type!r}; valid types: {', '.join(EVENT_TYPES)}")
-        if isinstance(self.ts_ns, bool) or not isinstance(self.ts_ns, int):
-            raise ValueError(f"ts_ns must be an int (nanoseconds since the epoch), got {self.ts_ns!r}")
-        if self.seq is not None and (isinstance(self.seq, bool) or not isinstance(self.seq, int)):
-            raise ValueError(f"seq must be an int or None, got {self.seq!r}")
-
-    def to_dict(self) -> dict[str, str | int | None]:
-        """The event as a JSON-ready mapping with every column (absent values are ``None``)."""
-        return {
-            "ts_ns": self.ts_ns,
-            "type": self.type,
-            "process": self.process,
-            "cluster": self.cluster,
-            "topic": self.topic,
-            "subscription": self.subscription,
-            "producer": self.producer,
-            "seq": self.seq,
-            "key": self.key,
-            "message_id": self.message_id,
-            "detail": self.detail,
-        }
-
-    def to_json(self) -> str:
-        """One JSON Lines line (without the newline): ``json.dumps(to_dict(), separators=(",", ":"),
-        ensure_ascii=False)``, with the encoder made once (a journal writes one line per event of a run)."""
-        return _encode_line(self.to_dict())
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Event:
-        """Build an event from a mapping (e.g. a parsed JSON line); unknown keys are ignored, types are checked."""
-        values: dict[str, Any] = {}
-        for name in EVENT_COLUMNS:
-            value = data.get(name)
-            kind, nullable = COLUMN_TYPES[name]
-            if value is None:
-                if not nullable:
-                    raise ValueError(f"column {name!r} is missing or null")
-            elif kind == "int64" and (isinstance(value, bool) or not isinstance(value, int)):
-                raise ValueError(f"column {name!r} must be an integer, got {value!r}")
-            elif kind == "string" and not isinstance(value, str):
-                raise ValueError(f"column {name!r} must be a string, got {value!r}")
-            values[name] = value
-        return cls(**values)
 
 
 def now_ns() -> int:

@@ -13,7 +13,8 @@ from spark_checks.history_format import truncated_tail as truncated_tail
 
 from .events import COLUMN_TYPES, EVENT_COLUMNS, PARQUET_SUFFIX, Event
 
-# truncated_tail: one rule for a history cut mid-line, shared with the checker (which imports nothing from here).
+# truncated_tail: one rule for a history cut mid-line, defined with the rest of the format in the checker (which
+# imports nothing from here).
 
 
 def arrow_schema() -> Any:
