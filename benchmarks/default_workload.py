@@ -9,12 +9,17 @@ rate the spread (min / median / max) over the runs. ``--single-process-rates`` r
 (``processes: 1`` written) too: its ceiling (``workload.process_count.SINGLE_PROCESS_MSG_S``) is the highest
 rate it kept in every run.
 
-``pulsar-perf produce`` (with ``pulsar-perf consume`` beside it, 1 KB, batching off as the workload's default)
-runs ``--perf-runs`` times against cluster-a on a namespace replicated to cluster-b. It comes from the 4.0.8
+``workload.batching`` is ``auto`` too unless ``--batched-rates`` / ``--unbatched-rates`` write it: above the rate
+two clusters take unbatched (``workload.batching_choice.UNBATCHED_MSG_S``) the producers batch, as ``pulsar-perf``
+and the Java client do by default; the summary says which each run did.
+
+``pulsar-perf produce`` (with ``pulsar-perf consume`` beside it, 1 KB), unbatched, then batched (its default),
+runs ``--perf-runs`` times each against cluster-a on a namespace replicated to cluster-b. It comes from the 4.0.8
 distribution (an assembled runtime has no ``bin/pulsar-perf``): a 4.0.8 client tool against the brokers of
 the version under test.
 
-    python benchmarks/default_workload.py --pulsar-versions 4.2.4,4.0.8 --rates 2000,5000,20000,50000 --runs 3
+    python benchmarks/default_workload.py --pulsar-versions 4.2.4,4.0.8 --rates 2000,5000,20000,50000 \
+        --unbatched-rates 20000 --runs 3
 """
 
 from __future__ import annotations
@@ -61,10 +66,12 @@ scenarios:
 """
 
 
-def case_for(rate: int, seconds: int, single: bool = False, batching: bool = False) -> Any:
-    name = f"steady-{rate}" + ("-single" if single else "") + ("-batched" if batching else "")
+def case_for(rate: int, seconds: int, single: bool = False, batching: bool | None = None) -> Any:
+    """The scenario of one offered rate: ``processes`` and ``batching`` as the default (``auto``) unless given."""
+    written = {None: "", True: "-batched", False: "-unbatched"}[batching]
+    name = f"steady-{rate}" + ("-single" if single else "") + written
     processes = "      processes: 1\n" if single else ""
-    batched = "      batching: true\n" if batching else ""
+    batched = "" if batching is None else f"      batching: {str(batching).lower()}\n"
     text = SCENARIO.format(name=name, rate=rate, seconds=seconds, processes=processes, batching=batched)
     (case,) = parse_scenarios(text, "default.pulsar-ha.yaml")
     return case
@@ -101,7 +108,16 @@ def run_case(env: Any, case: Any, out: Path, seed: int) -> dict[str, Any]:
     time.sleep(SETTLE_S)
     if "history_parquet" not in result.evidence:  # the run never started its workload (say why)
         why = f"not run ({getattr(result, 'ended', '?')}): " + "; ".join(result.problems)[:300]
-        return {"sends": 0, "within": 0, "ratio": 0.0, "errors": 0, "processes": "-", "lag": why, "runner_cpu_us": 0.0}
+        return {
+            "sends": 0,
+            "within": 0,
+            "ratio": 0.0,
+            "errors": 0,
+            "processes": "-",
+            "batching": "-",
+            "lag": why,
+            "runner_cpu_us": 0.0,
+        }
     sends, within, errors = acked_within(Path(result.evidence["history_parquet"]))
     lag = [p for p in result.problems if "could not keep" in p]
     return {
@@ -110,12 +126,13 @@ def run_case(env: Any, case: Any, out: Path, seed: int) -> dict[str, Any]:
         "ratio": within / sends if sends else 0.0,
         "errors": errors,
         "processes": result.facts.get("workload processes", "?").split(" ")[0],
+        "batching": result.facts.get("workload batching", "?").split(" ")[0],
         "lag": lag[0] if lag else "",
         "runner_cpu_us": cpu_s / sends * 1e6 if sends else 0.0,
     }
 
 
-def perf_runs(env: Any, runs: int, seconds: int) -> list[float]:
+def perf_runs(env: Any, runs: int, seconds: int, batching: bool) -> list[float]:
     from throughput import pulsar_perf
 
     dist = ensure_pulsar("4.0.8", default_cache_dir(), print)
@@ -123,9 +140,10 @@ def perf_runs(env: Any, runs: int, seconds: int) -> list[float]:
     rates = []
     for run in range(runs):
         namespace = env.create_geo_namespace()
-        figures = pulsar_perf(dist.home, dist.java, url, seconds, batching=False, namespace=namespace)
+        figures = pulsar_perf(dist.home, dist.java, url, seconds, batching=batching, namespace=namespace)
         print(
-            f"pulsar-perf run {run + 1}/{runs}: {figures['msg_s']:,.0f} msg/s (p99 {figures['p99_ms']:.0f} ms), "
+            f"pulsar-perf {'batched' if batching else 'unbatched'} run {run + 1}/{runs}: "
+            f"{figures['msg_s']:,.0f} msg/s (p99 {figures['p99_ms']:.0f} ms), "
             f"load average {os.getloadavg()[0]:.1f}"
         )
         rates.append(figures["msg_s"])
@@ -142,6 +160,7 @@ def main() -> int:
     parser.add_argument("--rates", default="2000,5000,20000,50000", help="offered msg/s, comma-separated")
     parser.add_argument("--single-process-rates", default="", help="rates to run with processes: 1 written too")
     parser.add_argument("--batched-rates", default="", help="rates to run with batching: true written too")
+    parser.add_argument("--unbatched-rates", default="", help="rates to run with batching: false written too")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--seconds", type=int, default=20)
     parser.add_argument("--perf-runs", type=int, default=3)
@@ -149,11 +168,13 @@ def main() -> int:
     rates = [int(r) for r in args.rates.split(",") if r]
     singles = [int(r) for r in args.single_process_rates.split(",") if r]
     batched = [int(r) for r in args.batched_rates.split(",") if r]
+    unbatched = [int(r) for r in args.unbatched_rates.split(",") if r]
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a stopped benchmark still stops what it started
     for version in args.pulsar_versions.split(","):
         cases = [(f"{r:,}/s, auto", case_for(r, args.seconds)) for r in rates]
         cases += [(f"{r:,}/s, processes: 1", case_for(r, args.seconds, single=True)) for r in singles]
         cases += [(f"{r:,}/s, batching: true", case_for(r, args.seconds, batching=True)) for r in batched]
+        cases += [(f"{r:,}/s, batching: false", case_for(r, args.seconds, batching=False)) for r in unbatched]
         one_version(version, cases, args)
     return 0
 
@@ -164,7 +185,8 @@ def one_version(version: str, cases: list[tuple[str, Any]], args: argparse.Names
     out = Path(tempfile.mkdtemp(prefix="default-workload-"))
     with build_environment(settings, progress=print) as env:
         print(f"\nPulsar {env.describe_pulsar()}; 2 clusters, 1 KB messages, {args.seconds} s per run")
-        perf = perf_runs(env, args.perf_runs, args.seconds) if args.perf_runs else []
+        perf = perf_runs(env, args.perf_runs, args.seconds, batching=False) if args.perf_runs else []
+        perf_batched = perf_runs(env, args.perf_runs, args.seconds, batching=True) if args.perf_runs else []
         for run in range(args.runs):
             for label, case in cases:
                 row = run_case(env, case, out / f"{case.id}-{run}", seed=run)
@@ -172,19 +194,21 @@ def one_version(version: str, cases: list[tuple[str, Any]], args: argparse.Names
                 print(
                     f"run {run + 1}/{args.runs} {label}: {row['ratio']:.1%} acked within 1 s "
                     f"({row['within']:,} of {row['sends']:,}), {row['errors']:,} failed, {row['processes']} "
-                    f"process(es), runner {row['runner_cpu_us']:.0f} us CPU per send, "
+                    f"process(es), batching {row['batching']}, runner {row['runner_cpu_us']:.0f} us CPU per send, "
                     f"load average {os.getloadavg()[0]:.1f}" + (f"; {row['lag']}" if row["lag"] else ""),
                     flush=True,
                 )
     print(f"\nPulsar {version}, 2 clusters, 1 KB, {args.seconds} s, {args.runs} runs each")
-    print("offered                    acked within 1 s (min / median / max)   kept   processes")
+    print("offered                    acked within 1 s (min / median / max)   kept   processes   batching")
     for label, runs in rows.items():
         kept = sum(r["ratio"] >= KEPT and not r["lag"] for r in runs)
         ratios = spread([r["ratio"] * 100 for r in runs], "{:.1f}%")
         processes = ",".join(sorted({r["processes"] for r in runs}))
-        print(f"{label:<26} {ratios:<39} {kept}/{len(runs)}    {processes}")
+        batching = ",".join(sorted({r["batching"] for r in runs}))
+        print(f"{label:<26} {ratios:<39} {kept}/{len(runs)}    {processes:<11} {batching}")
     if perf:
         print(f"pulsar-perf (4.0.8's, batching off) msg/s: {spread(perf, '{:,.0f}')} over {len(perf)} runs")
+        print(f"pulsar-perf (4.0.8's, batching on) msg/s: {spread(perf_batched, '{:,.0f}')} over {len(perf)} runs")
 
 
 if __name__ == "__main__":

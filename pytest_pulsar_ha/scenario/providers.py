@@ -175,7 +175,7 @@ def check_client(scenario: Scenario) -> list[tuple[Loc, str]]:
     connects (TCP) to probe."""
     if not isinstance(scenario.client, JavaClient):
         return []
-    if scenario.workload.batching:
+    if scenario.workload.batching is True:
         return [(("workload", "batching"), "the Java driver sends without batching; batching is the Python client's")]
     provider = scenario.provider
     if provider.kind not in JAVA_PROVIDER_KINDS:

@@ -29,6 +29,7 @@ from pytest_pulsar_ha.run.parts.base import Part
 from pytest_pulsar_ha.run.parts.migrations import migrating_pairs
 from pytest_pulsar_ha.runtime.environment import RETENTION, PulsarHaEnvironment
 from pytest_pulsar_ha.scenario.model import Scenario
+from pytest_pulsar_ha.workload.batching_choice import choose_batching
 from pytest_pulsar_ha.workload.driver import WorkloadPlan
 from pytest_pulsar_ha.workload.process_count import choose_processes
 
@@ -149,6 +150,8 @@ class Namespaces(Part):
         w = scenario.workload
         processes = choose_processes(scenario)
         ctx.facts["workload processes"] = f"{processes.count} ({processes.why})"
+        batching = choose_batching(scenario)
+        ctx.facts["workload batching"] = f"{'on' if batching.enabled else 'off'} ({batching.why})"
         ctx.plan = WorkloadPlan(
             ctx.topics,
             w.producers,
@@ -163,7 +166,7 @@ class Namespaces(Part):
             ctx.seed,
             w.consumer_delay.seconds,
             w.initial_position,
-            w.batching,
+            batching.enabled,
             processes=processes.count,
         )
 
