@@ -56,7 +56,7 @@ def cmd_provision(args: argparse.Namespace) -> int:
 
     driver = ensure_java_driver(dist.version, cache, _say)  # for scenarios with client kind java
     from pytest_pulsar_ha.provisioning.pip_tools import ensure_faketime
-    from pytest_pulsar_ha.runtime.nodes.cluster_clock import FAKETIME_LIBRARIES
+    from pytest_pulsar_ha.runtime.clock import FAKETIME_LIBRARIES
 
     faketime = ensure_faketime(_say, FAKETIME_LIBRARIES)  # the system's, else the wheel's: for clock faults
     _say(

@@ -98,8 +98,6 @@ CLOCK_SHOWN_WITHIN_S = 10.0
 def _clock_skew(target: FaultTarget, fault: Any) -> Callable[[], AbstractContextManager[Any]]:
     """Rewrite the cluster's clock offset, and wait until its broker's ``Date`` header shows it (the evidence
     that its processes follow; a cluster started without libfaketime is refused here, before the workload)."""
-    from pytest_pulsar_ha.runtime.nodes.cluster_clock import served_offset_s
-
     cluster = target.env.cluster(fault.cluster)
     clock = cluster.clock
     if clock is None or not clock.controlled:
@@ -111,7 +109,7 @@ def _clock_skew(target: FaultTarget, fault: Any) -> Callable[[], AbstractContext
         seen = float("nan")
         while time.monotonic() < deadline:
             with suppress(OSError, ValueError):
-                seen = served_offset_s(cluster.direct_admin_url, timeout=2.0)
+                seen = cluster.served_clock_offset_s(timeout=2.0)
             if abs(seen - offset) <= 1.5:
                 return
             time.sleep(0.2)

@@ -166,6 +166,9 @@ class ManagedProcess:
         self.signal_group(signal.SIGCONT)
         self.paused = False
 
+    def is_paused(self) -> bool:
+        return self.paused
+
     def kill(self) -> None:
         """SIGKILL the whole group and wait until every member is gone (a crash, as far as the program can tell).
 
@@ -224,8 +227,8 @@ class ManagedProcess:
             lines.append(f"hint: {hint}")
         return "\n".join(lines)
 
-    def log_tail(self, count: int = 40) -> str:
-        return tail_lines(self.log_path, count)
+    def log_tail(self, lines: int = 40) -> str:
+        return tail_lines(self.log_path, lines)
 
     def first_errors(self, count: int = 8) -> str:
         return first_errors(self.log_path, count)

@@ -51,7 +51,7 @@ LOCAL_TOXIPROXY_IMAGE = "pytest-pulsar-ha/toxiproxy:{version}"
 SUITE = "bookworm"
 PACKAGES = ("openjdk-17-jre-headless", "procps", "libfaketime")
 """Java for Pulsar, ``ps`` for its scripts, libfaketime for the cluster's clock
-(:mod:`pytest_pulsar_ha.runtime.nodes.cluster_clock`: at the same path as on a Debian host)."""
+(:mod:`pytest_pulsar_ha.runtime.clock`: at the same path as on a Debian host)."""
 SOURCES = (Path("/etc/apt/sources.list"), Path("/etc/apt/sources.list.d"))
 
 

@@ -11,30 +11,16 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from pytest_pulsar_ha.network.listeners import ListenerPlan
+from pytest_pulsar_ha.process.control import Controls
 from pytest_pulsar_ha.settings.clusters import ClusterSpec
 
 
-class ProcessControl(Protocol):
-    """One process (or the single process of a standalone) that faults can hit."""
+class ProcessControl(Controls, Protocol):
+    """One process (or the single process of a standalone) that faults can hit: the verbs of
+    :class:`~pytest_pulsar_ha.process.control.Controls`, and a name."""
 
     @property
     def name(self) -> str: ...
-
-    def start(self) -> None:
-        """Start it again (same ports and data) and return once it is ready."""
-
-    def kill(self) -> None:
-        """SIGKILL its process group; data is kept."""
-
-    def pause(self) -> None: ...
-
-    def resume(self) -> None: ...
-
-    def is_running(self) -> bool: ...
-
-    def is_paused(self) -> bool: ...
-
-    def log_tail(self, lines: int = 40) -> str: ...
 
 
 class BrokerControl(ProcessControl, Protocol):
@@ -51,8 +37,10 @@ class BrokerControl(ProcessControl, Protocol):
     def web_url(self) -> str: ...
 
 
-class ClusterNode(Protocol):
-    """A running (or stopped) cluster as a backend controls it; addresses are direct, not proxied."""
+class ClusterNode(Controls, Protocol):
+    """A running (or stopped) cluster as a backend controls it (the verbs of
+    :class:`~pytest_pulsar_ha.process.control.Controls`: every process of it at once); addresses are direct, not
+    proxied."""
 
     spec: ClusterSpec
     token: str | None
@@ -76,26 +64,8 @@ class ClusterNode(Protocol):
     def bookie(self) -> ProcessControl | None:
         """The bookie process, or None where it runs inside the broker (standalone)."""
 
-    def start(self) -> None:
-        """Start whatever is not running (or all of it, keeping data) and return once the cluster serves."""
-
     def stop(self) -> None:
         """Stop for good, releasing every process."""
-
-    def kill(self) -> None:
-        """Crash: every process killed at once, data kept."""
-
-    def pause(self) -> None: ...
-
-    def resume(self) -> None: ...
-
-    def is_running(self) -> bool:
-        """Every process of the cluster runs."""
-
-    def is_paused(self) -> bool:
-        """Some process of the cluster is paused."""
-
-    def log_tail(self, lines: int = 40) -> str: ...
 
 
 class Backend(Protocol):

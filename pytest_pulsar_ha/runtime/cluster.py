@@ -4,48 +4,38 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from pytest_pulsar_ha.admin.failover import FailoverAdminClient
 from pytest_pulsar_ha.network.layout import BrokerRoute, ProxyLayout
 from pytest_pulsar_ha.network.proxies import ProxyNetwork
+from pytest_pulsar_ha.process.control import Controlled, Controls
 from pytest_pulsar_ha.runtime.backend_protocol import BrokerControl, ClusterNode, ProcessControl
-from pytest_pulsar_ha.runtime.nodes.cluster_clock import ClusterClock
+from pytest_pulsar_ha.runtime.clock import ClusterClock, served_offset_s
 
 
-class CrashAndFreeze:
-    """``paused()`` and ``killed()`` context managers over ``pause``/``resume`` and ``kill``/``start``."""
+class Heals(Protocol):
+    """A capability of a cluster that a fault can move and that can undo it."""
 
-    def kill(self) -> None:  # pragma: no cover - defined by subclasses
-        raise NotImplementedError
-
-    def start(self) -> None:  # pragma: no cover
-        raise NotImplementedError
-
-    def pause(self) -> None:  # pragma: no cover
-        raise NotImplementedError
-
-    def resume(self) -> None:  # pragma: no cover
-        raise NotImplementedError
-
-    @contextmanager
-    def paused(self) -> Iterator[None]:
-        self.pause()
-        try:
-            yield
-        finally:
-            self.resume()
-
-    @contextmanager
-    def killed(self) -> Iterator[None]:
-        self.kill()
-        try:
-            yield
-        finally:
-            self.start()
+    def heal(self) -> None: ...
 
 
-class Process(CrashAndFreeze):
+@dataclass(frozen=True)
+class Processes:
+    """The capability of a cluster whose processes a fault can stop: healed by resuming what is paused and starting
+    what is not running."""
+
+    control: Controls
+
+    def heal(self) -> None:
+        if self.control.is_paused():
+            self.control.resume()
+        if not self.control.is_running():
+            self.control.start()
+
+
+class Process(Controlled):
     """A process of a multi-broker cluster other than a broker (``cluster.zookeeper``, ``cluster.bookie``)."""
 
     def __init__(self, control: ProcessControl) -> None:
@@ -55,29 +45,11 @@ class Process(CrashAndFreeze):
     def __repr__(self) -> str:
         return f"<Process {self.name} running={self.is_running()}>"
 
-    def kill(self) -> None:
-        """SIGKILL (a crash); data is kept for :meth:`start`."""
-        self.control.kill()
-
-    def start(self) -> None:
-        """Start it again on the same port and data; returns once it is ready."""
-        self.control.start()
-
-    def pause(self) -> None:
-        """SIGSTOP: connections stay open, nothing answers."""
-        self.control.pause()
-
-    def resume(self) -> None:
-        self.control.resume()
-
-    def is_running(self) -> bool:
-        return self.control.is_running()
-
-    def log_tail(self, lines: int = 40) -> str:
-        return self.control.log_tail(lines)
+    def processes(self) -> list[Controls]:
+        return [self.control]
 
 
-class Broker(CrashAndFreeze):
+class Broker(Controlled):
     """One broker of a cluster: ``service_url`` and ``admin_url`` go through this broker's own proxies."""
 
     def __init__(self, control: BrokerControl, route: BrokerRoute, network: ProxyNetwork) -> None:
@@ -120,28 +92,11 @@ class Broker(CrashAndFreeze):
         with self._network.cut(self.route.proxies()):
             yield
 
-    def kill(self) -> None:
-        """SIGKILL this broker; its bundles move to the others once its metadata session expires."""
-        self.control.kill()
-
-    def start(self) -> None:
-        """Start it again (same ports and conf); returns once it is healthy and listed by the load manager."""
-        self.control.start()
-
-    def pause(self) -> None:
-        self.control.pause()
-
-    def resume(self) -> None:
-        self.control.resume()
-
-    def is_running(self) -> bool:
-        return self.control.is_running()
-
-    def log_tail(self, lines: int = 40) -> str:
-        return self.control.log_tail(lines)
+    def processes(self) -> list[Controls]:
+        return [self.control]
 
 
-class Cluster(CrashAndFreeze):
+class Cluster(Controlled):
     """One Pulsar cluster of an environment.
 
     ``service_url`` and ``admin_url`` go through this cluster's toxiproxy proxies (``service_url`` lists every
@@ -184,7 +139,7 @@ class Cluster(CrashAndFreeze):
     @property
     def clock(self) -> ClusterClock | None:
         """The cluster's wall clock, where its backend runs its processes on one a fault can move (embedded,
-        docker: :mod:`pytest_pulsar_ha.runtime.nodes.cluster_clock`); None where it does not (external)."""
+        docker: :mod:`pytest_pulsar_ha.runtime.clock`); None where it does not (external)."""
         clock = getattr(self.node, "clock", None)
         return clock if isinstance(clock, ClusterClock) else None
 
@@ -257,22 +212,24 @@ class Cluster(CrashAndFreeze):
         with self._network.toxic(self._client_proxies(), "reset_peer", {"timeout": 0}, ("upstream",)):
             yield
 
-    def log_tail(self, lines: int = 40) -> str:
-        """The last lines of the cluster's process logs (every process's, for a multi-broker cluster; empty on a
-        backend that runs no processes)."""
-        return self.node.log_tail(lines)
+    def processes(self) -> list[Controls]:
+        """The node: the verbs act on every process of the cluster at once (SIGKILL or SIGSTOP to brokers, bookie
+        and ZooKeeper; a start on the same ports and data returns once the cluster serves)."""
+        return [self.node]
 
-    def kill(self) -> None:
-        """Crash the cluster (SIGKILL to every process: brokers, bookie, ZooKeeper); data is kept for :meth:`start`."""
-        self.node.kill()
+    def served_clock_offset_s(self, timeout: float = 5.0) -> float:
+        """How far ahead of the host the cluster's wall clock runs as its broker's HTTP answers show it (their
+        ``Date`` header, to the second): the evidence that its processes follow :attr:`clock`."""
+        return served_offset_s(self.direct_admin_url, timeout)
 
-    def start(self) -> None:
-        """Start a killed or stopped cluster again on the same ports and data; returns once it is ready."""
-        self.node.start()
+    def capabilities(self) -> list[Heals]:
+        """What a fault can move on this cluster, each able to undo it: its clock (where it has one), its
+        processes."""
+        clock = self.clock
+        return [*([clock] if clock is not None else []), Processes(self)]
 
-    def pause(self) -> None:
-        """Freeze every process of the cluster (SIGSTOP): connections stay open, nothing answers."""
-        self.node.pause()
-
-    def resume(self) -> None:
-        self.node.resume()
+    def heal(self) -> None:
+        """Undo every fault left on the cluster itself: each capability heals itself (the clock back on the host's
+        time, every process resumed and started)."""
+        for capability in self.capabilities():
+            capability.heal()

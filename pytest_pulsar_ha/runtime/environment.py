@@ -336,18 +336,11 @@ class PulsarHaEnvironment:
             yield
 
     def heal(self) -> None:
-        """Undo every fault still in force: proxies enabled, toxics removed, clocks back on the host's time, every
-        process resumed and started."""
+        """Undo every fault still in force: proxies enabled, toxics removed, and each cluster's capabilities healed
+        (:meth:`~pytest_pulsar_ha.runtime.cluster.Cluster.heal`: clocks back on the host's time, every process
+        resumed and started), the clusters side by side."""
         self.network.heal()
-        stopped = []
-        for cluster in self.clusters.values():
-            clock = cluster.clock
-            if clock is not None and clock.offset_s() != 0.0:
-                clock.set_offset(0.0)
-            if cluster.node.is_paused():
-                cluster.resume()
-            if not cluster.node.is_running():
-                stopped.append(cluster)
-        if stopped:
-            with ThreadPoolExecutor(max_workers=len(stopped)) as pool:
-                list(pool.map(lambda c: c.start(), stopped))
+        clusters = list(self.clusters.values())
+        if clusters:
+            with ThreadPoolExecutor(max_workers=len(clusters)) as pool:
+                list(pool.map(lambda c: c.heal(), clusters))

@@ -19,11 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from pytest_pulsar_ha.errors import PulsarHaError
+from pytest_pulsar_ha.process.control import VERBS
 
 CONTROL_SOCKET = "control.sock"
 MAX_REQUEST = 64 * 1024
 READ_TIMEOUT_S = 10.0
-ACTIONS = ("kill", "start", "pause", "resume", "is_running", "is_paused", "log_tail")
+ACTIONS = VERBS
+"""The process-control protocol's verbs: a request names one of them, or ``ping``."""
 
 
 class ControlError(PulsarHaError):

@@ -5,48 +5,47 @@ state file; the clock is a file the session moves itself."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import inspect
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_pulsar_ha.runtime.nodes.cluster_clock import ClusterClock
+from pytest_pulsar_ha.process.control import VERBS, Controlled, Controls
+from pytest_pulsar_ha.runtime.clock import ClusterClock
 from pytest_pulsar_ha.settings.clusters import ClusterSpec
 from pytest_pulsar_ha.warm.control import ControlClient
 
 
-class _Controlled:
-    """What the keeper does on request to a cluster (``target`` None) or to one of its processes (``target``
-    ``broker:<i>``, ``zookeeper`` or ``bookie``)."""
+class _Keeper:
+    """A cluster (``target`` None) or one of its processes (``target`` ``broker:<i>``, ``zookeeper`` or ``bookie``)
+    at the keeper's end: each verb of :class:`~pytest_pulsar_ha.process.control.Controls` is a request, its
+    arguments sent by their names in the protocol (``log_tail``'s ``lines``), its answer the value."""
 
     def __init__(self, control: ControlClient, cluster: str, target: str | None) -> None:
         self._control = control
         self._cluster = cluster
         self._target = target
 
-    def _call(self, action: str, **extra: Any) -> Any:
-        return self._control.call(action, self._cluster, self._target, **extra)
+    def __getattr__(self, verb: str) -> Callable[..., Any]:
+        if verb not in VERBS:
+            raise AttributeError(verb)
+        signature = inspect.signature(getattr(Controls, verb))
 
-    def start(self) -> None:
-        self._call("start")
+        def request(*args: Any, **kwargs: Any) -> Any:
+            bound = signature.bind(self, *args, **kwargs)
+            bound.apply_defaults()
+            extra = {name: value for name, value in bound.arguments.items() if name != "self"}
+            return self._control.call(verb, self._cluster, self._target, **extra)
 
-    def kill(self) -> None:
-        self._call("kill")
+        return request
 
-    def pause(self) -> None:
-        self._call("pause")
 
-    def resume(self) -> None:
-        self._call("resume")
+class _Controlled(Controlled):
+    """What the keeper does on request (see :class:`_Keeper`)."""
 
-    def is_running(self) -> bool:
-        return bool(self._call("is_running"))
-
-    def is_paused(self) -> bool:
-        return bool(self._call("is_paused"))
-
-    def log_tail(self, lines: int = 40) -> str:
-        return str(self._call("log_tail", lines=lines))
+    def __init__(self, control: ControlClient, cluster: str, target: str | None) -> None:
+        self.process = _Keeper(control, cluster, target)
 
 
 class RemoteProcess(_Controlled):

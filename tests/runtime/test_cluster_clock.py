@@ -1,4 +1,4 @@
-"""A cluster's clock (:mod:`pytest_pulsar_ha.runtime.nodes.cluster_clock`): the offset file and the variables that
+"""A cluster's clock (:mod:`pytest_pulsar_ha.runtime.clock`): the offset file and the variables that
 make a process read it, and, on real clusters, the brokers' wall clock following the file while their timeouts
 keep the host's pace."""
 
@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.runtime.nodes.cluster_clock import (
+from pytest_pulsar_ha.runtime.clock import (
     LIBRARY_ENV,
     ClusterClock,
     offset_text,
     parse_offset,
     served_offset_s,
 )
+from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
 
 
 def test_the_offset_round_trips_through_libfakes_format() -> None:

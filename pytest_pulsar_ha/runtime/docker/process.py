@@ -271,12 +271,12 @@ class ContainerProcess(ManagedProcess):
             with self.log_path.open("a") as log:
                 log.write(self._container_log())
 
-    def log_tail(self, count: int = 40) -> str:
+    def log_tail(self, lines: int = 40) -> str:
         """The last lines of the process's log file; the container's own output when that says nothing (a
         shell or an image that failed before the process wrote a line)."""
         if self.plan.log_to_file:
-            text = tail_lines(self.log_path, count)
+            text = tail_lines(self.log_path, lines)
             if text.strip() and not text.rstrip().splitlines()[-1].startswith("=== pytest-pulsar-ha"):
                 return text
-            return text + self._container_log(count)
-        return self._container_log(count)
+            return text + self._container_log(lines)
+        return self._container_log(lines)

@@ -8,11 +8,13 @@ start (:func:`external_capabilities`, :mod:`pytest_pulsar_ha.runtime.capabilitie
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 from pytest_pulsar_ha.errors import PulsarHaError, StartupError
 from pytest_pulsar_ha.network.listeners import ListenerPlan
+from pytest_pulsar_ha.process.control import VERBS, Controlled
 from pytest_pulsar_ha.process.readiness import http_get
 from pytest_pulsar_ha.runtime.capabilities import Capabilities
 from pytest_pulsar_ha.runtime.external.clusters import ExternalCluster, LoadedClusters
@@ -51,38 +53,33 @@ def external_capabilities(loaded: LoadedClusters) -> Capabilities:
 
 
 class _NotRunHere:
-    """What the harness cannot do to a cluster it does not run: each process control refuses, naming it."""
+    """The processes of a cluster the harness does not run, as one process: each verb of
+    :class:`~pytest_pulsar_ha.process.control.Controls` that acts refuses, naming the cluster; one that asks is
+    answered as for a running, unpaused process with no log of its own here."""
 
-    refusal_name: str
+    ANSWERS: ClassVar[dict[str, object]] = {"is_running": True, "is_paused": False, "log_tail": ""}
 
-    def start(self) -> None:
-        raise _refuse(self.refusal_name, "start")
+    def __init__(self, cluster: str) -> None:
+        self.cluster = cluster
 
-    def kill(self) -> None:
-        raise _refuse(self.refusal_name, "kill")
+    def __getattr__(self, verb: str) -> Callable[..., Any]:
+        if verb not in VERBS:
+            raise AttributeError(verb)
+        if verb in self.ANSWERS:
+            return lambda *args, **kwargs: self.ANSWERS[verb]
 
-    def pause(self) -> None:
-        raise _refuse(self.refusal_name, "pause")
+        def refuse(*args: Any, **kwargs: Any) -> None:
+            raise _refuse(self.cluster, verb)
 
-    def resume(self) -> None:
-        raise _refuse(self.refusal_name, "resume")
-
-    def is_running(self) -> bool:
-        return True
-
-    def is_paused(self) -> bool:
-        return False
-
-    def log_tail(self, lines: int = 40) -> str:
-        return ""
+        return refuse
 
 
-class ExternalBroker(_NotRunHere):
+class ExternalBroker(Controlled):
     """The cluster as one broker of the harness's view (its service URL): nothing to kill, pause or start."""
 
     def __init__(self, entry: ExternalCluster) -> None:
         self.entry = entry
-        self.refusal_name = entry.name
+        self.process = _NotRunHere(entry.name)
 
     @property
     def name(self) -> str:
@@ -101,7 +98,7 @@ class ExternalBroker(_NotRunHere):
         return self.entry.admin_url
 
 
-class ExternalClusterNode(_NotRunHere):
+class ExternalClusterNode(Controlled):
     """A cluster the harness reaches but does not run (a
     :class:`~pytest_pulsar_ha.runtime.backend_protocol.ClusterNode`)."""
 
@@ -111,7 +108,7 @@ class ExternalClusterNode(_NotRunHere):
         self.token = token
         self.timeout = timeout
         self.broker = ExternalBroker(entry)
-        self.refusal_name = spec.name
+        self.process = _NotRunHere(spec.name)
 
     @property
     def broker_url(self) -> str:
@@ -133,7 +130,7 @@ class ExternalClusterNode(_NotRunHere):
     def bookie(self) -> None:
         return None
 
-    def start(self) -> None:
+    def _start_ready(self) -> None:
         """Check that the cluster answers as the clusters file says: its admin API lists it, and it is healthy."""
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
         for path, accept in (("clusters", f'"{self.spec.name}"'), ("brokers/health", "")):

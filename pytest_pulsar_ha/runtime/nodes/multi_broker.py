@@ -16,11 +16,12 @@ from pathlib import Path
 from pytest_pulsar_ha.errors import StartupError
 from pytest_pulsar_ha.network.layout import multi_host_url
 from pytest_pulsar_ha.network.listeners import ListenerPlan
+from pytest_pulsar_ha.process.control import Controlled
 from pytest_pulsar_ha.process.ports import LOOPBACK, free_ports
 from pytest_pulsar_ha.process.processes import ManagedProcess
 from pytest_pulsar_ha.process.readiness import AllOf, HttpWait, WaitStrategy, ZooKeeperWait, json_contains
+from pytest_pulsar_ha.runtime.clock import ClusterClock
 from pytest_pulsar_ha.runtime.nodes.broker_config import write_config
-from pytest_pulsar_ha.runtime.nodes.cluster_clock import ClusterClock
 from pytest_pulsar_ha.runtime.nodes.common import EmbeddedOptions, new_cluster_key
 from pytest_pulsar_ha.runtime.nodes.multi_broker_config import (
     BOOKIE_MEM,
@@ -38,7 +39,7 @@ from pytest_pulsar_ha.runtime.nodes.multi_broker_config import (
 from pytest_pulsar_ha.settings.clusters import ClusterSpec
 
 
-class Service:
+class Service(Controlled):
     """One process of a multi-broker cluster and the strategy that tells when it is ready."""
 
     process: ManagedProcess
@@ -50,7 +51,7 @@ class Service:
     def readiness(self) -> WaitStrategy:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def start(self) -> None:
+    def _start_ready(self) -> None:
         """Start the process and return once it is ready; a process that does not get ready is stopped."""
         self.process.start()
         try:
@@ -61,24 +62,6 @@ class Service:
 
     def stop(self, grace_seconds: float = 10.0) -> None:
         self.process.stop(grace_seconds)
-
-    def kill(self) -> None:
-        self.process.kill()
-
-    def pause(self) -> None:
-        self.process.pause()
-
-    def resume(self) -> None:
-        self.process.resume()
-
-    def is_running(self) -> bool:
-        return self.process.is_running()
-
-    def is_paused(self) -> bool:
-        return self.process.paused
-
-    def log_tail(self, lines: int = 40) -> str:
-        return self.process.log_tail(lines)
 
 
 class ZooKeeperService(Service):
@@ -210,8 +193,9 @@ class BrokerService(Service):
         )
 
 
-class MultiBrokerNode:
-    """A cluster of ``spec.brokers`` brokers sharing one ZooKeeper and one bookie."""
+class MultiBrokerNode(Controlled):
+    """A cluster of ``spec.brokers`` brokers sharing one ZooKeeper and one bookie: the verbs act on its
+    :meth:`services` (kill and pause brokers first, resume ZooKeeper first)."""
 
     def __init__(self, spec: ClusterSpec, plans: Sequence[ListenerPlan], options: EmbeddedOptions) -> None:
         self.spec = spec
@@ -264,6 +248,9 @@ class MultiBrokerNode:
         """In start order."""
         return [self._zookeeper, self._bookie, *self._brokers]
 
+    def processes(self) -> list[Service]:
+        return self.services()
+
     # -- lifecycle -------------------------------------------------------------------------------------
 
     def _initialize_metadata(self) -> None:
@@ -297,7 +284,7 @@ class MultiBrokerNode:
         )
         self._initialized.write_text("ok\n")
 
-    def start(self) -> None:
+    def _start_ready(self) -> None:
         """Start, in order, every process that is not running, each waited for; metadata is written once."""
         self.start_seconds = {}
         try:
@@ -325,27 +312,6 @@ class MultiBrokerNode:
             list(pool.map(lambda b: b.stop(grace_seconds=10), self._brokers))
         self._bookie.stop(grace_seconds=5)
         self._zookeeper.stop(grace_seconds=5)
-
-    def kill(self) -> None:
-        for service in reversed(self.services()):
-            service.kill()
-
-    def pause(self) -> None:
-        for service in reversed(self.services()):
-            service.pause()
-
-    def resume(self) -> None:
-        for service in self.services():
-            service.resume()
-
-    def is_running(self) -> bool:
-        return all(s.is_running() for s in self.services())
-
-    def is_paused(self) -> bool:
-        return any(s.is_paused() for s in self.services())
-
-    def log_tail(self, lines: int = 40) -> str:
-        return "\n".join(f"--- {s.name}\n{s.log_tail(lines)}" for s in self.services())
 
     def describe_dirs(self) -> dict[str, Path]:
         """Where each process keeps its conf, data and logs."""

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from pytest_pulsar_ha.network.listeners import INTERNAL_LISTENER, ListenerPlan
 from pytest_pulsar_ha.process.ports import LOOPBACK
+from pytest_pulsar_ha.runtime.clock import ClusterClock
 from pytest_pulsar_ha.runtime.jvm_pauses import pause_log_option
-from pytest_pulsar_ha.runtime.nodes.cluster_clock import ClusterClock
 from pytest_pulsar_ha.settings.clusters import ClusterSpec
 
 ZOOKEEPER_MEM = "-Xms32m -Xmx128m"

@@ -9,11 +9,13 @@ from pathlib import Path
 
 from pytest_pulsar_ha.errors import ConfigurationError, StartupError
 from pytest_pulsar_ha.network.listeners import INTERNAL_LISTENER, ListenerPlan
+from pytest_pulsar_ha.process.control import Controlled
 from pytest_pulsar_ha.process.ports import LOOPBACK
+from pytest_pulsar_ha.process.processes import ManagedProcess
 from pytest_pulsar_ha.process.readiness import AllOf, HttpWait, WaitStrategy, json_contains
+from pytest_pulsar_ha.runtime.clock import ClusterClock
 from pytest_pulsar_ha.runtime.jvm_pauses import pause_log_option
 from pytest_pulsar_ha.runtime.nodes.broker_config import write_config
-from pytest_pulsar_ha.runtime.nodes.cluster_clock import ClusterClock
 from pytest_pulsar_ha.runtime.nodes.common import (
     ADMIN_ROLE,
     DEFAULT_DIRECT_MEMORY,
@@ -69,8 +71,10 @@ def config_store_url(cluster_dir: Path) -> str:
     return f"rocksdb://{cluster_dir / 'data' / 'config-store'}"
 
 
-class StandaloneNode:
+class StandaloneNode(Controlled):
     """A cluster as one ``pulsar standalone`` process (broker, bookie, RocksDB metadata) with its own data dir."""
+
+    process: ManagedProcess
 
     def __init__(
         self, spec: ClusterSpec, plan: ListenerPlan, options: EmbeddedOptions, ledger_id_high_bits: int | None = None
@@ -170,12 +174,12 @@ class StandaloneNode:
             strategies=strategies,
         )
 
-    def start(self) -> None:
+    def _start_ready(self) -> None:
         """Start it and wait until it is ready. A restart that falls into Pulsar's bookie-registration lock loop
         (:mod:`pytest_pulsar_ha.runtime.nodes.registration_loop`) is stopped gracefully and started once more."""
         restart = self.starts > 0
         try:
-            self._start_ready(restart)
+            self._start_once(restart)
         except RegistrationLoop as exc:
             note = f"{self.spec.name}: the restarted standalone loops: {exc}; stopping it gracefully, starting again"
             print(f"[pulsar-ha] {note}", file=sys.stderr, flush=True)
@@ -183,14 +187,14 @@ class StandaloneNode:
             self.process.stop()
             self.restarts_after_lock_loop += 1
             try:
-                self._start_ready(True)
+                self._start_once(True)
             except RegistrationLoop as again:
                 self.process.stop()
                 raise StartupError(
                     f"{self.spec.name}: still looping after a graceful restart: {again}; log: {self.process.log_path}"
                 ) from None
 
-    def _start_ready(self, watch_loop: bool) -> None:
+    def _start_once(self, watch_loop: bool) -> None:
         metadata = self.dir / "data" / "metadata"
         if self.ledger_id_high_bits is not None and not metadata.exists():  # before the first start only
             dist = self.options.distribution
@@ -208,24 +212,6 @@ class StandaloneNode:
 
     def stop(self) -> None:
         self.process.stop()
-
-    def kill(self) -> None:
-        self.process.kill()
-
-    def pause(self) -> None:
-        self.process.pause()
-
-    def resume(self) -> None:
-        self.process.resume()
-
-    def is_running(self) -> bool:
-        return self.process.is_running()
-
-    def is_paused(self) -> bool:
-        return self.process.paused
-
-    def log_tail(self, lines: int = 40) -> str:
-        return self.process.log_tail(lines)
 
 
 def create_node(

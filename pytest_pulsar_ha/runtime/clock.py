@@ -1,5 +1,6 @@
 """A cluster's wall clock, which a fault can move: every process of the cluster, and the harness's components
-that run beside it (the reference synchronizer), read the time through it.
+that run beside it (the reference synchronizer), read the time through it. It is a capability of the cluster
+handle (:attr:`pytest_pulsar_ha.runtime.cluster.Cluster.clock`): a fault moves it there, and heals it there.
 
 On the embedded and docker backends each Java process of a cluster starts with libfaketime preloaded
 (``LD_PRELOAD``, Debian's ``libfaketime``) and reads its offset from the cluster's ``clock-offset`` file
@@ -92,6 +93,11 @@ class ClusterClock:
         partial = self.file.with_suffix(".partial")
         partial.write_text(offset_text(seconds) + "\n")
         partial.replace(self.file)  # a process never reads half a file
+
+    def heal(self) -> None:
+        """Back on the host's time (the offset file is rewritten only where a fault moved it)."""
+        if self.offset_s() != 0.0:
+            self.set_offset(0.0)
 
     def now_ms(self) -> int:
         """The cluster's wall clock in milliseconds since the epoch (what its brokers' currentTimeMillis says)."""
