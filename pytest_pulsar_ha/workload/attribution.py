@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from pytest_pulsar_ha.admin.client import AdminClient
 from pytest_pulsar_ha.history import ACK, RECEIVE, Event, EventLog
-from pytest_pulsar_ha.runtime.nodes.ledger_ids import seeded_owner
+from pytest_pulsar_ha.runtime.ledger_owners import seeded_owner
 from pytest_pulsar_ha.workload.storage_lookup import acknowledging_cluster, delivering_cluster
 
 ATTRIBUTION_THREADS = 8
@@ -36,7 +36,7 @@ def attribute_log(log: EventLog, admins: dict[str, AdminClient], seeded: Mapping
     """Replace every ack and receive of ``log`` by the same event with its ``cluster``.
 
     ``seeded`` maps the high 32 bits of a ledger id to the cluster whose ledger ids were seeded with them
-    (:mod:`pytest_pulsar_ha.runtime.nodes.ledger_ids`): a position in such a ledger is in that cluster's storage
+    (:mod:`pytest_pulsar_ha.runtime.ledger_owners`): a position in such a ledger is in that cluster's storage
     and nowhere else, so the cluster that acknowledged (stored) or delivered it is that one, without a read. Any
     other position is read from storage (:mod:`pytest_pulsar_ha.workload.storage_lookup`); the payload is rebuilt
     from the message (``producer#seq#`` padded with dots to its ``payload_size``)."""

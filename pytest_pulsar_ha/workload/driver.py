@@ -19,7 +19,7 @@ from typing import Any
 
 from pytest_pulsar_ha.admin.client import AdminClient
 from pytest_pulsar_ha.history import ACK, RECEIVE, SEND, SEND_ERROR, Event, EventLog, now_ns
-from pytest_pulsar_ha.runtime.nodes.ledger_ids import seeded_owner
+from pytest_pulsar_ha.runtime.ledger_owners import seeded_owner
 from pytest_pulsar_ha.workload.attribution import attribute_log
 from pytest_pulsar_ha.workload.client_setup import create_with_retries
 from pytest_pulsar_ha.workload.closing import close_within

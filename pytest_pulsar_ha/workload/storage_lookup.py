@@ -10,7 +10,7 @@ A received message's id is the position in the storage of the cluster that deliv
 replicated copy). So the delivering cluster is the one whose entry at that position holds the same payload;
 when two clusters hold it at the same position, the delivering cluster is unknown (None), never a guess. Pulsar
 numbers ledgers per cluster from the same start, so that happened often; the embedded backend's standalones
-number theirs apart (:mod:`pytest_pulsar_ha.runtime.nodes.ledger_ids`), so a position is on one cluster only.
+number theirs apart (:mod:`pytest_pulsar_ha.runtime.ledger_owners`), so a position is on one cluster only.
 """
 
 from __future__ import annotations

@@ -11,7 +11,8 @@ import pytest
 
 from pytest_pulsar_ha.errors import StartupError
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.runtime.nodes.ledger_ids import ledger_id_range, seed_ledger_ids
+from pytest_pulsar_ha.runtime.ledger_owners import ledger_id_range
+from pytest_pulsar_ha.runtime.nodes.ledger_ids import seed_ledger_ids
 from pytest_pulsar_ha.workload.attribution import CachedEntries
 from pytest_pulsar_ha.workload.storage_lookup import acknowledging_cluster, delivering_cluster
 

@@ -9,7 +9,7 @@ often sits at the same (ledger, entry) on two clusters and the delivering cluste
 creates ``/ledgers/idgen-long/HOB-<k>`` in its (not yet opened) RocksDB metadata store with Pulsar's own metadata
 API (``SeedLedgerIds.java``, compiled with ecj and run by the runtime's Java from its own jars), k being the
 cluster's place in the environment plus one: its ledger ids are then ``(k << 32) | n``, disjoint from every other
-cluster's.
+cluster's (:mod:`pytest_pulsar_ha.runtime.ledger_owners` reads a ledger id's cluster from them).
 
 Multi-broker clusters (ZooKeeper) and the docker and external backends keep Pulsar's numbering.
 """
@@ -17,7 +17,6 @@ Multi-broker clusters (ZooKeeper) and the docker and external backends keep Puls
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Mapping
 from pathlib import Path
 
 from pytest_pulsar_ha.errors import StartupError
@@ -25,16 +24,6 @@ from pytest_pulsar_ha.errors import StartupError
 SEED_SOURCE = Path(__file__).with_name("SeedLedgerIds.java")
 LEDGERS_ROOT = "/ledgers"
 SEED_TIMEOUT_S = 120.0
-
-
-def ledger_id_range(high_bits: int) -> tuple[int, int]:
-    """The ledger ids a cluster seeded with ``high_bits`` hands out: [low, high)."""
-    return high_bits << 32, (high_bits + 1) << 32
-
-
-def seeded_owner(seeded: Mapping[int, str], ledger_id: int) -> str | None:
-    """The cluster seeded with this ledger id's high 32 bits (``seeded``: high bits -> cluster), else None."""
-    return seeded.get(ledger_id >> 32) if ledger_id > 0 else None
 
 
 def seed_command(java: Path, pulsar_home: Path, classes: Path, store_url: str, high_bits: int) -> list[str]:
