@@ -87,7 +87,7 @@ def main(folder: Path) -> int:
             clusters,
             env.toxiproxy.api_url,
             str(getattr(env.backend, "pulsar_runtime", "") or description.pulsar_version),
-            {name: node_info(c.node) for name, c in env.clusters.items()},
+            {name: node_info(c) for name, c in env.clusters.items()},
             env.layout.to_json(),
         )
         store.write(state)

@@ -13,6 +13,7 @@ from typing import Any
 
 from pytest_pulsar_ha.process.control import VERBS, Controlled, Controls
 from pytest_pulsar_ha.runtime.clock import ClusterClock
+from pytest_pulsar_ha.runtime.cluster import Cluster
 from pytest_pulsar_ha.settings.clusters import ClusterSpec
 from pytest_pulsar_ha.warm.control import ControlClient
 
@@ -83,15 +84,18 @@ class RemoteNode(_Controlled):
         return None
 
 
-def node_info(node: Any) -> dict[str, Any]:
-    """What a session needs of a running node (written by the keeper into the state file)."""
+def node_info(cluster: Cluster) -> dict[str, Any]:
+    """What a session needs of a running cluster's node (written by the keeper into the state file); its clock and
+    ledger numbering as the cluster handle has them."""
+    node = cluster.node
+    clock = cluster.clock
     return {
         "token": node.token,
         "broker_url": node.broker_url,
         "web_url": node.web_url,
         "dir": str(getattr(node, "dir", "")),
-        "clock": getattr(getattr(node, "clock", None), "controlled", False),
-        "ledger_id_high_bits": getattr(node, "ledger_id_high_bits", None),
+        "clock": clock is not None and clock.controlled,
+        "ledger_id_high_bits": cluster.ledger_id_high_bits,
         "brokers": [
             {"name": b.name, "id": b.id, "broker_url": b.broker_url, "web_url": b.web_url} for b in node.brokers
         ],
