@@ -32,7 +32,12 @@ _ATTEMPTS = 2000
 _FAULT = TypeAdapter(Fault)
 
 
-DrawnKind = Literal["outage", "kill", "pause", "latency", "replication_cut"]
+DRAWN_KINDS: tuple[str, ...] = tuple(kind for kind, cls in FAULT_CLASSES.items() if cls.drawn)
+"""The kinds a generator may draw: those whose class says so (``drawn``), each drawn by its ``draw``."""
+if TYPE_CHECKING:
+    DrawnKind = str
+else:
+    DrawnKind = Literal[DRAWN_KINDS]
 
 
 class FaultSpace(_Model):
@@ -92,8 +97,11 @@ def space_problems(space: FaultSpace, scenario: Scenario) -> list[tuple[Loc, str
     clusters = targets(space, scenario)
     if clusters is None:
         return [(("clusters",), "name the clusters faults may hit: generate.clusters or topology.clusters")]
-    if "replication_cut" in space.kinds and len(clusters) < 2:
-        problems.append((("kinds",), "replication_cut needs two clusters to cut a link between"))
+    if len(clusters) < 2:
+        for kind in dict.fromkeys(space.kinds):
+            why = FAULT_CLASSES[kind].drawn_needs_two
+            if why is not None:
+                problems.append((("kinds",), f"{kind} needs two clusters {why}"))
     down = [kind for kind in space.kinds if FAULT_CLASSES[kind].facts.takes_cluster_down]
     hits = bool(down)
     if hits and len(clusters) < 2 and not space.all_clusters_at_once:
@@ -131,15 +139,7 @@ def _floor_tenths(value: float) -> float:
 def _fault(rng: random.Random, space: FaultSpace, clusters: Sequence[str], at: float, length: float) -> Any:
     kind = rng.choice(space.kinds)
     fields: dict[str, Any] = {"kind": kind, "at": f"{at:g}s", "for": f"{length:g}s"}
-    if kind == "replication_cut":
-        source, target = rng.sample(list(clusters), 2)
-        fields.update({"from": source, "to": target})
-    else:
-        fields["cluster"] = rng.choice(list(clusters))
-    if kind == "latency":
-        low, high = space.latency[0].seconds, space.latency[1].seconds
-        fields["latency"] = f"{round(rng.uniform(low, high) * 1000)}ms"
-    return fields
+    return fields | FAULT_CLASSES[kind].draw(rng, space, clusters)
 
 
 def hit(fault: Any) -> set[str]:

@@ -9,8 +9,9 @@ with ``wording`` (the field's description in the schema and the reference)."""
 
 from __future__ import annotations
 
+import random
 import typing
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from copy import copy
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
@@ -21,6 +22,9 @@ from pytest_pulsar_ha.scenario.base import ClusterName, Loc, PositiveDuration, _
 from pytest_pulsar_ha.scenario.facts import FaultFacts
 from pytest_pulsar_ha.scenario.quantities import Duration
 
+if TYPE_CHECKING:
+    from pytest_pulsar_ha.scenario.generate import FaultSpace
+
 
 class _Fault(_Model):
     kind: str
@@ -28,6 +32,10 @@ class _Fault(_Model):
     """What the harness needs to know of the kind (:mod:`~pytest_pulsar_ha.scenario.facts`)."""
     wording: ClassVar[dict[str, str]] = {}
     """The kind's own description of a field it inherits, by field name."""
+    drawn: ClassVar[bool] = False
+    """A fault generator may draw it (``generate.kinds``); :meth:`draw` says how."""
+    drawn_needs_two: ClassVar[str | None] = None
+    """Why a generator needs two clusters to draw it (e.g. ``to cut a link between``), or None."""
     if TYPE_CHECKING:  # declared by _Timed, which every kind derives from, and by _Window (or the kind)
         at: Duration
         for_: Duration | None
@@ -43,6 +51,12 @@ class _Fault(_Model):
             field.description = text
             cls.__pydantic_fields__[name] = field
         cls.model_rebuild(force=True)
+
+    @classmethod
+    def draw(cls, rng: random.Random, space: FaultSpace, clusters: Sequence[str]) -> dict[str, Any]:
+        """The fields a generator draws for the kind besides ``kind``, ``at`` and ``for``, from ``clusters`` and
+        the ``generate`` block ``space``: the same ``rng`` calls in the same order for a seed to replay them."""
+        raise NotImplementedError(f"fault kind {cls.__name__} is not drawn")
 
     @property
     def start(self) -> float:
@@ -98,6 +112,10 @@ class _OnCluster(_Fault):
     @property
     def target(self) -> str | None:
         return str(self.cluster)
+
+    @classmethod
+    def draw(cls, rng: random.Random, space: FaultSpace, clusters: Sequence[str]) -> dict[str, Any]:
+        return {"cluster": rng.choice(list(clusters))}
 
 
 def is_kind(cls: object) -> bool:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Literal
+import random
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, Strict
 
@@ -11,6 +13,9 @@ from pytest_pulsar_ha.scenario.facts import FaultFacts
 from pytest_pulsar_ha.scenario.faults.base import _OnCluster, _Timed, _Window
 from pytest_pulsar_ha.scenario.quantities import Bandwidth, Duration
 
+if TYPE_CHECKING:
+    from pytest_pulsar_ha.scenario.generate import FaultSpace
+
 __all__ = ["BandwidthFault", "KillFault", "LatencyFault", "OutageFault", "PauseFault", "ResetFault", "TimeoutFault"]
 
 
@@ -18,6 +23,7 @@ class OutageFault(_Window, _OnCluster):
     """The cluster is unreachable: every connection to it is cut and refused."""
 
     kind: Literal["outage"]
+    drawn = True
     facts = FaultFacts("connections", takes_cluster_down=True, cuts_replication=True)
     replication: Annotated[bool, Strict()] = True
     """Cut geo-replication to and from the cluster as well (false: only clients lose it)."""
@@ -31,6 +37,7 @@ class KillFault(_Window, _OnCluster):
     """The cluster's processes are killed (SIGKILL) and started again after `for`."""
 
     kind: Literal["kill"]
+    drawn = True
     facts = FaultFacts("processes", takes_cluster_down=True, quiet_end=True, restarts=True)
 
 
@@ -38,6 +45,7 @@ class PauseFault(_Window, _OnCluster):
     """The cluster's processes are frozen (SIGSTOP) for `for`, then resumed."""
 
     kind: Literal["pause"]
+    drawn = True
     facts = FaultFacts("processes", takes_cluster_down=True, quiet_end=True, slow_to_fail=True)
 
 
@@ -46,10 +54,16 @@ class LatencyFault(_Window, _OnCluster):
 
     kind: Literal["latency"]
     facts = FaultFacts("connections", takes_cluster_down=True)
+    drawn = True
     latency: PositiveDuration
     """Delay added to every packet."""
     jitter: Duration = Duration("0ms")
     """Random variation of the delay."""
+
+    @classmethod
+    def draw(cls, rng: random.Random, space: FaultSpace, clusters: Sequence[str]) -> dict[str, Any]:
+        low, high = space.latency[0].seconds, space.latency[1].seconds
+        return {**super().draw(rng, space, clusters), "latency": f"{round(rng.uniform(low, high) * 1000)}ms"}
 
 
 class TimeoutFault(_Window, _OnCluster):

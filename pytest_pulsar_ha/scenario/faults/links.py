@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+import random
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
 from pytest_pulsar_ha.scenario.base import ClusterName, _raise_problems
 from pytest_pulsar_ha.scenario.facts import FaultFacts
 from pytest_pulsar_ha.scenario.faults.base import _Fault, _Window
+
+if TYPE_CHECKING:
+    from pytest_pulsar_ha.scenario.generate import FaultSpace
 
 __all__ = ["ReplicationCutFault"]
 
@@ -40,7 +45,14 @@ class ReplicationCutFault(_Window, _FromTo):
 
     kind: Literal["replication_cut"]
     facts = FaultFacts("link")
+    drawn = True
+    drawn_needs_two = "to cut a link between"
     wording: ClassVar[dict[str, str]] = {
         "at": "When replication is cut, from the start of the workload.",
         "for_": "How long replication stays cut.",
     }
+
+    @classmethod
+    def draw(cls, rng: random.Random, space: FaultSpace, clusters: Sequence[str]) -> dict[str, Any]:
+        source, target = rng.sample(list(clusters), 2)
+        return {"from": source, "to": target}
