@@ -17,6 +17,7 @@ from typing import Any
 
 from pytest_pulsar_ha.checks.figures import RunFigures
 from pytest_pulsar_ha.history import ACK, FAULT_END, FAULT_START, RECEIVE, SEND, SEND_ERROR, SWITCH, Event
+from pytest_pulsar_ha.scenario.providers import CLIENT_CLASSES, Provider
 
 NS = 1e9
 COLUMNS = (
@@ -73,19 +74,12 @@ def _s(value: float | None, none: str) -> str:
     return none if value is None else f"{value:.2f}s"
 
 
-def client_label(client: str, provider: Any) -> str:
-    """What ran the workload: the client and its provider, in words."""
-    kind = getattr(provider, "kind", "none")
-    if client == "java":
-        names = {"auto": "Java's AutoClusterFailover", "controlled": "Java's ControlledClusterFailover"}
-        return f"java: {names.get(kind, 'plain service URL')}"
-    if kind == "auto":
-        return f"python: ours (auto, {getattr(provider, 'probe', 'lookup')} probe)"
-    if kind == "native":
-        return "python: native AutoClusterFailover"
-    if kind == "custom":
-        return f"python: custom ({getattr(provider, 'factory', '?')})"
-    return f"python: {kind}"
+def client_label(client: str, provider: Provider) -> str:
+    """What ran the workload: the client (its kind) and its provider, in words (the provider's facts say both:
+    Java's own class where a driver runs it, else its label)."""
+    if CLIENT_CLASSES[client].facts.driver:
+        return f"{client}: {provider.facts.java or 'plain service URL'}"
+    return f"{client}: {provider.facts.label.format_map(dict(provider))}"
 
 
 def _decision(detail: str | None) -> str:

@@ -18,17 +18,18 @@ derives no window: :func:`derive_window` says why.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from pytest_pulsar_ha.scenario.expectations import SwitchBackExpectation, SwitchExpectation
+from pytest_pulsar_ha.scenario.kind_facts import Decides
 from pytest_pulsar_ha.scenario.model import Scenario
 from pytest_pulsar_ha.scenario.providers import (
     AutoProvider,
     ControlledProvider,
     CustomProvider,
-    JavaClient,
     NativeProvider,
+    NoProvider,
 )
 from pytest_pulsar_ha.scenario.tick_grid import TickGrid
 
@@ -74,14 +75,24 @@ def window_reference(expectation: WindowExpectation) -> tuple[int, bool]:
 
 
 def check_interval(scenario: Scenario) -> float | str:
-    """The provider's check interval, or why there is no model of when it checks."""
+    """The provider's check interval, or why there is no model of when it checks (its facts' ``decides`` picks
+    the model: :data:`MODELS`)."""
     provider = scenario.provider
-    if isinstance(provider, CustomProvider):
-        if provider.factory != STICKY_FACTORY:
-            return f"no model of the custom provider {provider.factory} (only {STICKY_FACTORY})"
-        return float(str(provider.args.get("interval_s", 1.0)))
-    if isinstance(provider, AutoProvider | ControlledProvider | NativeProvider):
-        return provider.check_interval.seconds
+    result: float | str = MODELS[provider.facts.decides].interval(provider)
+    return result
+
+
+def _setting(provider: AutoProvider | ControlledProvider | NativeProvider) -> float:
+    return provider.check_interval.seconds
+
+
+def _sticky_interval(provider: CustomProvider) -> float | str:
+    if provider.factory != STICKY_FACTORY:
+        return f"no model of the custom provider {provider.factory} (only {STICKY_FACTORY})"
+    return float(str(provider.args.get("interval_s", 1.0)))
+
+
+def _no_interval(provider: NoProvider) -> str:
     return f"no model of provider kind {provider.kind}: it has no checks to derive a switch from"
 
 
@@ -123,39 +134,92 @@ def on_time_switch(scenario: Scenario, expectation: WindowExpectation, ref: floa
     """When the on-time provider hands clients the new cluster, the fault starting (or ending) at ``ref``.
     Raises ValueError where there is no model."""
     provider = scenario.provider
-    index, of_end = window_reference(expectation)
-    back = isinstance(expectation, SwitchBackExpectation)
-    fault = scenario.faults[index]
-    interval = grid.interval_s
-    first = grid.next_tick(ref)  # the first check that sees the fault (or its end)
-    if isinstance(provider, ControlledProvider):
-        if fault.kind == "operator_switch":  # the next poll after the operator's switch
-            return first
-        if fault.kind != "url_provider" or of_end or fault.for_ is None:
-            raise ValueError(f"no model of a controlled provider's switch on a {fault.kind} fault")
-        return grid.next_tick(ref + fault.for_.seconds)  # the first poll after the bad answers end
-    if isinstance(provider, CustomProvider):  # StickyFailover: N failed health checks in a row
-        if back:
-            raise ValueError("StickyFailover never switches back")
-        return first + (int(str(provider.args.get("failures", 3))) - 1) * interval
-    if isinstance(provider, NativeProvider):  # probe counts: threshold = ceil(delay / I) checks in a row
-        delay = provider.switch_back_delay.seconds if back else provider.failover_delay.seconds
-        return first + (max(1, math.ceil(delay / interval)) - 1) * interval
-    if not isinstance(provider, AutoProvider):
-        raise ValueError(f"no model of provider kind {provider.kind}")
-    if isinstance(scenario.client, JavaClient):  # Java's: nanoTime readings D apart, the first at a failed check
-        delay = provider.switch_back_delay.seconds if back else provider.failover_delay.seconds
+    switch: float = MODELS[provider.facts.decides].switch(_Moment(scenario, expectation, ref, grid), provider)
+    return switch
+
+
+@dataclass(frozen=True)
+class _Moment:
+    """What a switch is derived from: the scenario, the expectation's fault and ``ref``, its (pinned) start or end
+    on the provider's grid."""
+
+    scenario: Scenario
+    expectation: WindowExpectation
+    ref: float
+    grid: TickGrid
+
+    @property
+    def back(self) -> bool:
+        return isinstance(self.expectation, SwitchBackExpectation)
+
+    @property
+    def first(self) -> float:
+        """The first check that sees the fault (or its end)."""
+        return self.grid.next_tick(self.ref)
+
+
+def _poll_switch(at: _Moment, provider: ControlledProvider) -> float:
+    index, of_end = window_reference(at.expectation)
+    fault = at.scenario.faults[index]
+    if fault.kind == "operator_switch":  # the next poll after the operator's switch
+        return at.first
+    if fault.kind != "url_provider" or of_end or fault.for_ is None:
+        raise ValueError(f"no model of a controlled provider's switch on a {fault.kind} fault")
+    return at.grid.next_tick(at.ref + fault.for_.seconds)  # the first poll after the bad answers end
+
+
+def _sticky_switch(at: _Moment, provider: CustomProvider) -> float:
+    """StickyFailover: N failed health checks in a row."""
+    if at.back:
+        raise ValueError("StickyFailover never switches back")
+    return at.first + (int(str(provider.args.get("failures", 3))) - 1) * at.grid.interval_s
+
+
+def _probe_count_switch(at: _Moment, provider: NativeProvider) -> float:
+    """Probe counts: threshold = ceil(delay / I) checks in a row."""
+    interval = at.grid.interval_s
+    delay = provider.switch_back_delay.seconds if at.back else provider.failover_delay.seconds
+    return at.first + (max(1, math.ceil(delay / interval)) - 1) * interval
+
+
+def _auto_switch(at: _Moment, provider: AutoProvider) -> float:
+    interval = at.grid.interval_s
+    if at.scenario.client.facts.driver:  # Java's: nanoTime readings D apart, the first at a failed check
+        delay = provider.switch_back_delay.seconds if at.back else provider.failover_delay.seconds
         ticks = delay / interval
         if abs(ticks - round(ticks)) <= 0.1:
             raise ValueError(
                 "Java compares two System.nanoTime() readings; with a delay of a whole number of checks one a hair "
                 "short waits a check more (seen 5 of 5 times), so the switch moment is not fixed"
             )
-        return first + math.ceil(ticks) * interval
+        return at.first + math.ceil(ticks) * interval
     from pulsar_ha_providers.probes import default_probe_timeout
 
-    late = default_probe_timeout(interval) if fault.facts.slow_to_fail and not back else 0.0
-    return _policy_switch(provider, grid, ref, back) + late
+    index, _ = window_reference(at.expectation)
+    late = default_probe_timeout(interval) if at.scenario.faults[index].facts.slow_to_fail and not at.back else 0.0
+    return _policy_switch(provider, at.grid, at.ref, at.back) + late
+
+
+def _no_switch(at: _Moment, provider: NoProvider) -> float:
+    raise ValueError(f"no model of provider kind {provider.kind}")
+
+
+@dataclass(frozen=True)
+class _Model:
+    interval: Callable[..., float | str]
+    """The provider's check interval, or why there is no model of when it checks."""
+    switch: Callable[..., float]
+    """When the on-time provider switches (a ValueError where there is no model)."""
+
+
+MODELS: dict[Decides, _Model] = {
+    "policy": _Model(_setting, _auto_switch),
+    "probe_counts": _Model(_setting, _probe_count_switch),
+    "url_provider": _Model(_setting, _poll_switch),
+    "factory": _Model(_sticky_interval, _sticky_switch),
+    "nothing": _Model(_no_interval, _no_switch),
+}
+"""The window model of each way a provider decides a switch (:data:`~pytest_pulsar_ha.scenario.kind_facts.Decides`)."""
 
 
 def reconnect_budget(scenario: Scenario, expectation: WindowExpectation | None = None) -> float:
@@ -167,7 +231,7 @@ def reconnect_budget(scenario: Scenario, expectation: WindowExpectation | None =
         if of_end and index < len(scenario.faults) and scenario.faults[index].facts.restarts:
             budget = RESTARTED_RECONNECT_BUDGET_S
     client = scenario.client
-    if isinstance(client, JavaClient):
+    if client.facts.waits_out_backoff:
         if client.max_backoff is None:
             raise ValueError("a Java client's window needs client.max_backoff (its reconnect backoff's ceiling)")
         return budget + client.max_backoff.seconds

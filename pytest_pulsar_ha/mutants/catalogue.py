@@ -8,7 +8,6 @@ from pytest_pulsar_ha.mutants.clients import CLIENT_MUTANTS
 from pytest_pulsar_ha.mutants.providers import PROVIDER_MUTANTS
 from pytest_pulsar_ha.scenario.expectations import SwitchBackExpectation, SwitchExpectation
 from pytest_pulsar_ha.scenario.model import Scenario
-from pytest_pulsar_ha.scenario.providers import AutoProvider, ControlledProvider, JavaClient
 
 __all__ = ["MUTANTS", "NEVER_ACTED_FACT", "SEEN_BY", "cannot_apply", "parse_mutants"]
 from pytest_pulsar_ha.workload.process_count import choose_processes
@@ -43,7 +42,7 @@ def cannot_apply(scenario: Scenario, name: str) -> str | None:
     """Why mutant ``name`` cannot apply to ``scenario`` (a reason to show), or None where it can."""
     if name not in MUTANTS:
         raise ValueError(f"unknown mutant {name!r}; valid: {', '.join(MUTANTS)}")
-    if isinstance(scenario.client, JavaClient):
+    if scenario.client.facts.driver:
         return "the Java client runs in the Java driver; mutants change the Python client and our providers"
     if scenario.failures_to_show:
         return "the scenario expects a failure: a mutant's kill could not be told from it"
@@ -51,28 +50,19 @@ def cannot_apply(scenario: Scenario, name: str) -> str | None:
         return "a soak is judged on its whole history only; mutate a scenario of its kind instead"
     provider = scenario.provider
     if name in PROVIDER_MUTANTS:
-        changes = PROVIDER_MUTANTS[name].provider_kind
-        if changes == "controlled":
-            if not isinstance(provider, ControlledProvider):
-                return (
-                    "it changes our ControlledClusterFailover (provider kind controlled); "
-                    f"this provider is {provider.kind}"
-                )
-            return None
-        if not isinstance(provider, AutoProvider):
-            return f"it changes our AutoClusterFailover (provider kind auto); this provider is {provider.kind}"
-        if name == "last_secondary" and len(provider.secondaries) < 2:
-            return "one secondary: the last one is the first"
-        if name == "tcp_only" and provider.probe == "tcp":
-            return "the provider probes by TCP already"
-        return None
+        mutant = PROVIDER_MUTANTS[name]
+        if provider.kind != mutant.provider_kind:
+            return (
+                f"it changes {mutant.changes} (provider kind {mutant.provider_kind}); this provider is {provider.kind}"
+            )
+        return mutant.refuses(provider)
     processes = choose_processes(scenario).count
     if processes > 1:
         return (
             f"it wraps the runner's producers and consumers; this workload runs in {processes} "
             "worker processes of their own"
         )
-    if not isinstance(provider, AutoProvider | ControlledProvider):
+    if not provider.facts.ours:
         return f"it acts after our provider's first switch; this provider ({provider.kind}) reports none"
     if not any(isinstance(e, SwitchExpectation | SwitchBackExpectation) for e in scenario.expect):
         return "it acts after the provider's first switch, and the scenario expects none"

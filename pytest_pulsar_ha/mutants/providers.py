@@ -28,7 +28,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from pulsar_ha_providers.failover_policy import Decision, FailoverPolicy
 
@@ -172,28 +172,57 @@ def _answer_ignored(provider: Any, acted: threading.Event) -> None:
     provider.fetch = ignored
 
 
+def _applies(spec: Any) -> None:
+    return None
+
+
+def _one_secondary(spec: Any) -> str | None:
+    return "one secondary: the last one is the first" if len(spec.secondaries) < 2 else None
+
+
+def _probes_by_tcp(spec: Any) -> str | None:
+    return "the provider probes by TCP already" if spec.probe == "tcp" else None
+
+
 @dataclass(frozen=True)
 class ProviderMutant:
+    """A mutant of our AutoClusterFailover: it changes the provider's decision policy (or its probe)."""
+
     name: str
     models: str
     change: Callable[..., None]
     seen_by: tuple[str, ...]
     """The expectation kinds able to see it: only their failure (on evidence) kills it."""
-    provider_kind: str = "auto"
-    """The provider kind it changes: ``auto`` (our AutoClusterFailover) or ``controlled``."""
+    refuses: Callable[[Any], str | None] = _applies
+    """Why it cannot change a scenario's provider of its kind (given the provider's block), or None."""
+    provider_kind: ClassVar[str] = "auto"
+    """The provider kind it changes."""
+    changes: ClassVar[str] = "our AutoClusterFailover"
+    """The provider it changes, in words."""
 
     def apply(self, provider: Any) -> Callable[[], str | None]:
         """Change a built provider in place; returns what says, after the run, why the mutant never acted (None
-        where it did): it changes the reaction to a failed check (``auto``) or to a changed answer
-        (``controlled``), so a run without one ran the shipped code only."""
-        if self.provider_kind == "controlled":
-            changed = threading.Event()
-            self.change(provider, changed)
-            return lambda: None if changed.is_set() else "the URL provider's answer never changed in this run"
+        where it did): it changes the reaction to a failed check, so a run without one ran the shipped code
+        only."""
         self.change(provider)
         watched = WatchedPolicy(provider.policy)
         provider.policy = watched
         return lambda: None if watched.acted else "no check of the provider failed in this run"
+
+
+@dataclass(frozen=True)
+class AnswerMutant(ProviderMutant):
+    """A mutant of our ControlledClusterFailover: it changes what the provider does with a changed answer of the
+    URL provider."""
+
+    provider_kind: ClassVar[str] = "controlled"
+    changes: ClassVar[str] = "our ControlledClusterFailover"
+
+    def apply(self, provider: Any) -> Callable[[], str | None]:
+        """As :meth:`ProviderMutant.apply`; it changes the reaction to a changed answer."""
+        changed = threading.Event()
+        self.change(provider, changed)
+        return lambda: None if changed.is_set() else "the URL provider's answer never changed in this run"
 
 
 PROVIDER_MUTANTS: dict[str, ProviderMutant] = {
@@ -206,22 +235,24 @@ PROVIDER_MUTANTS: dict[str, ProviderMutant] = {
             "back_at_once", "switches back as soon as the primary answers once", _back_at_once, ("switch_back",)
         ),
         ProviderMutant(
-            "last_secondary", "fails over to the last secondary, not the first", _last_secondary, ("switch",)
+            "last_secondary",
+            "fails over to the last secondary, not the first",
+            _last_secondary,
+            ("switch",),
+            _one_secondary,
         ),
-        ProviderMutant("tcp_only", "probes by TCP connect only", _tcp_only, ("switch",)),
-        ProviderMutant(
+        ProviderMutant("tcp_only", "probes by TCP connect only", _tcp_only, ("switch",), _probes_by_tcp),
+        AnswerMutant(
             "answer_late",
             "applies the URL provider's changed answer one poll late",
             _answer_late,
             ("switch", "switch_back"),
-            "controlled",
         ),
-        ProviderMutant(
+        AnswerMutant(
             "answer_ignored",
             "never applies the URL provider's changed answer",
             _answer_ignored,
             ("switch", "switch_back"),
-            "controlled",
         ),
     )
 }

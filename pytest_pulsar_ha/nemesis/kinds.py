@@ -13,7 +13,7 @@ from pytest_pulsar_ha.nemesis.scheduler import ScheduledFault
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
 from pytest_pulsar_ha.scenario.expectations import SwitchBackExpectation, SwitchExpectation
 from pytest_pulsar_ha.scenario.model import Scenario
-from pytest_pulsar_ha.scenario.providers import AutoProvider, JavaClient
+from pytest_pulsar_ha.scenario.providers import runner_probe
 
 
 def _broker_fault(env: PulsarHaEnvironment, scenario: Scenario, fault: Any) -> Any:
@@ -230,15 +230,15 @@ def _quiet_logger(env: PulsarHaEnvironment) -> Any:
 
 
 def _pass_probe(target: FaultTarget, cluster: str, deadline: float) -> None:
-    provider = target.scenario.provider
-    if not isinstance(provider, AutoProvider) or isinstance(target.scenario.client, JavaClient):
+    probed = runner_probe(target.scenario)
+    if probed is None:
         return  # the others probe by TCP (native, Java) or poll a URL service (controlled)
     from pulsar_ha_providers import ClusterEndpoint
     from pulsar_ha_providers.probes import default_probe_timeout, make_probe
 
     node = target.env.cluster(cluster)
     endpoint = ClusterEndpoint(node.direct_service_url, name=cluster, token=node.token, admin_url=node.direct_admin_url)
-    probe, interval = make_probe(provider.probe), provider.check_interval.seconds
+    probe, interval = make_probe(probed[0]), probed[1]
     timeout = default_probe_timeout(interval)
     wait_steady(lambda: probe.run(endpoint, timeout), cluster, probe.kind, interval, timeout, deadline)
 

@@ -24,6 +24,6 @@ def proposal_of(scenario: Scenario) -> str:
         return PROPOSALS[2]
     if scenario.workload.anti_affinity_group is not None or "PIP-7" in said:
         return PROPOSALS[3]
-    if scenario.provider.kind != "none":
+    if scenario.provider.facts.fails_over:
         return PROPOSALS[0]
     return PROPOSALS[4]

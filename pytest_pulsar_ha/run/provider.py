@@ -13,8 +13,15 @@ from typing import Any
 
 from pytest_pulsar_ha.history import PROBE, SWITCH, SWITCH_FAILED, Event, EventLog
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
+from pytest_pulsar_ha.scenario.kind_facts import Decides
 from pytest_pulsar_ha.scenario.model import Scenario
-from pytest_pulsar_ha.scenario.providers import AutoProvider, ControlledProvider, CustomProvider, NoProvider
+from pytest_pulsar_ha.scenario.providers import (
+    AutoProvider,
+    ControlledProvider,
+    CustomProvider,
+    NativeProvider,
+    NoProvider,
+)
 from pytest_pulsar_ha.scenario.tick_grid import TickGrid
 
 
@@ -42,55 +49,95 @@ class ProviderSetup:
 def build_provider(
     env: PulsarHaEnvironment, scenario: Scenario, clusters: list[str], stack: ExitStack
 ) -> ProviderSetup:
+    """The provider the Python client gets, built as its facts' ``decides`` says (:data:`BUILDERS`)."""
     spec = scenario.provider
     primary = spec.primary or clusters[0]
     url_to_cluster = {env.cluster(n).service_url: n for n in clusters}
-    if isinstance(spec, NoProvider):  # straight to the primary (env.client takes a cluster name)
-        return ProviderSetup(primary, primary=primary, url_to_cluster=url_to_cluster)
-    if isinstance(spec, CustomProvider):
-        return build_custom(env, spec, clusters, url_to_cluster)
-    secondaries = list(spec.secondaries) or [n for n in clusters if n != primary]
-    if isinstance(spec, AutoProvider):
-        from pulsar_ha_providers import AutoClusterFailover
+    setup: ProviderSetup = BUILDERS[spec.facts.decides](_Build(env, clusters, stack, primary, url_to_cluster), spec)
+    return setup
 
-        auto = AutoClusterFailover(
-            _endpoint(env, primary),
-            [_endpoint(env, n) for n in secondaries],
-            check_interval=spec.check_interval.seconds,
-            failover_delay=spec.failover_delay.seconds,
-            switch_back_delay=spec.switch_back_delay.seconds,
-            probe=spec.probe,
-        )
-        return ProviderSetup(auto, auto.events, primary=primary, url_to_cluster=url_to_cluster, grid=_grid_of(auto))
-    if isinstance(spec, ControlledProvider):
-        from pulsar_ha_providers import ControlledClusterFailover, UrlProviderService
 
-        configs = {}
-        for name in [primary, *secondaries]:
-            config: dict[str, str] = {"serviceUrl": env.cluster(name).service_url}
-            if env.cluster(name).token:
-                config["authPluginClassName"] = "token"
-                config["authParamsString"] = f"token:{env.cluster(name).token}"
-            configs[name] = config
-        service = stack.enter_context(UrlProviderService(configs, primary))
-        controlled = ControlledClusterFailover(
-            _endpoint(env, primary), service.url, check_interval=spec.check_interval.seconds
-        )
-        return ProviderSetup(controlled, controlled.events, service, url_to_cluster, primary, _grid_of(controlled))
+@dataclass(frozen=True)
+class _Build:
+    env: PulsarHaEnvironment
+    clusters: list[str]
+    stack: ExitStack
+    primary: str
+    url_to_cluster: dict[str, str]
+
+    def secondaries(self, spec: AutoProvider | ControlledProvider | NativeProvider) -> list[str]:
+        return list(spec.secondaries) or [n for n in self.clusters if n != self.primary]
+
+
+def _plain(b: _Build, spec: NoProvider) -> ProviderSetup:
+    """Straight to the primary (env.client takes a cluster name)."""
+    return ProviderSetup(b.primary, primary=b.primary, url_to_cluster=b.url_to_cluster)
+
+
+def _custom(b: _Build, spec: CustomProvider) -> ProviderSetup:
+    return build_custom(b.env, spec, b.clusters, b.url_to_cluster)
+
+
+def _auto(b: _Build, spec: AutoProvider) -> ProviderSetup:
+    from pulsar_ha_providers import AutoClusterFailover
+
+    auto = AutoClusterFailover(
+        _endpoint(b.env, b.primary),
+        [_endpoint(b.env, n) for n in b.secondaries(spec)],
+        check_interval=spec.check_interval.seconds,
+        failover_delay=spec.failover_delay.seconds,
+        switch_back_delay=spec.switch_back_delay.seconds,
+        probe=spec.probe,
+    )
+    return ProviderSetup(auto, auto.events, primary=b.primary, url_to_cluster=b.url_to_cluster, grid=_grid_of(auto))
+
+
+def _controlled(b: _Build, spec: ControlledProvider) -> ProviderSetup:
+    from pulsar_ha_providers import ControlledClusterFailover, UrlProviderService
+
+    env, primary = b.env, b.primary
+    configs = {}
+    for name in [primary, *b.secondaries(spec)]:
+        config: dict[str, str] = {"serviceUrl": env.cluster(name).service_url}
+        if env.cluster(name).token:
+            config["authPluginClassName"] = "token"
+            config["authParamsString"] = f"token:{env.cluster(name).token}"
+        configs[name] = config
+    service = b.stack.enter_context(UrlProviderService(configs, primary))
+    controlled = ControlledClusterFailover(
+        _endpoint(env, primary), service.url, check_interval=spec.check_interval.seconds
+    )
+    return ProviderSetup(controlled, controlled.events, service, b.url_to_cluster, primary, _grid_of(controlled))
+
+
+def _native(b: _Build, spec: NativeProvider) -> ProviderSetup:
     import pulsar
+
+    env = b.env
 
     def info(name: str) -> Any:
         return pulsar.ServiceInfo(env.cluster(name).service_url, env.cluster(name).authentication())
 
     interval = spec.check_interval.seconds
     native = pulsar.AutoClusterFailover(
-        info(primary),
-        [info(n) for n in secondaries],
+        info(b.primary),
+        [info(n) for n in b.secondaries(spec)],
         check_interval_ms=max(1, int(interval * 1000)),
         failover_threshold=max(1, math.ceil(spec.failover_delay.seconds / interval)),
         switch_back_threshold=max(1, math.ceil(spec.switch_back_delay.seconds / interval)),
     )
-    return ProviderSetup(native, primary=primary, url_to_cluster=url_to_cluster, checks_from_client_s=interval)
+    return ProviderSetup(native, primary=b.primary, url_to_cluster=b.url_to_cluster, checks_from_client_s=interval)
+
+
+BUILDERS: dict[Decides, Callable[..., ProviderSetup]] = {
+    "nothing": _plain,
+    "factory": _custom,
+    "policy": _auto,
+    "url_provider": _controlled,
+    "probe_counts": _native,
+}
+"""How each way of deciding a switch (:data:`~pytest_pulsar_ha.scenario.kind_facts.Decides`) is built for the
+Python client."""
 
 
 def provider_grid(setup: ProviderSetup, client_initialized_s: float | None) -> TickGrid | None:

@@ -48,7 +48,7 @@ def check_expectations(scenario: Scenario) -> list[tuple[Loc, str]]:
     kinds = {e.kind for e in scenario.expect}
     for index, expectation in enumerate(scenario.expect):
         loc: Loc = ("expect", index, expectation.kind)
-        if expectation.facts.needs_provider and scenario.provider.kind == "none":
+        if expectation.facts.needs_provider and not scenario.provider.facts.fails_over:
             problems.append(
                 (
                     loc,

@@ -20,7 +20,7 @@ from pytest_pulsar_ha.scenario.base import SCENARIO_NAME_PATTERN, Loc, dotted
 from pytest_pulsar_ha.scenario.errors import Problem, ScenarioError
 from pytest_pulsar_ha.scenario.explain import Explained, did_you_mean, explain, value_at
 from pytest_pulsar_ha.scenario.model import Scenario
-from pytest_pulsar_ha.scenario.providers import CustomProvider
+from pytest_pulsar_ha.scenario.providers import factory_of
 from pytest_pulsar_ha.scenario.quantities import describe
 from pytest_pulsar_ha.scenario.yaml_document import YamlProblem, compose
 
@@ -263,13 +263,13 @@ class _FileLoader:
 
     def _check_factory(self, scenario: Scenario, loc: Loc) -> None:
         """A custom provider's factory must import and be callable before any cluster starts."""
-        provider = scenario.provider
-        if not isinstance(provider, CustomProvider):
+        factory = factory_of(scenario.provider)
+        if factory is None:
             return
         from pytest_pulsar_ha.scenario.factories import FactoryError, resolve_factory
 
         try:
-            resolve_factory(provider.factory)
+            resolve_factory(factory)
         except FactoryError as exc:
             where = (*loc, "provider", "factory")
             self.report(where, str(exc), self.line(where))

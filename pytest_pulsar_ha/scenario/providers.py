@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, ClassVar, Literal
 
 from pydantic import (
     AfterValidator,
@@ -25,6 +25,7 @@ from pytest_pulsar_ha.scenario.base import (
     _raise_problems,
     _string,
 )
+from pytest_pulsar_ha.scenario.kind_facts import ClientFacts, ProviderFacts
 from pytest_pulsar_ha.scenario.quantities import Duration
 
 if TYPE_CHECKING:
@@ -60,6 +61,14 @@ class _FailoverProvider(_Model):
 class AutoProvider(_FailoverProvider):
     """Our `AutoClusterFailover` (PIP-121): probes the clusters and switches on its own."""
 
+    facts: ClassVar[ProviderFacts] = ProviderFacts(
+        "policy",
+        "ours (auto, {probe} probe)",
+        java="Java's AutoClusterFailover",
+        relayed=True,
+        ours=True,
+        probed=True,
+    )
     kind: Literal["auto"]
     probe: Literal["lookup", "tcp", "health"] = "lookup"
     """How a cluster is checked: `lookup` (binary-protocol lookup), `tcp` (connect only) or `health`."""
@@ -68,12 +77,16 @@ class AutoProvider(_FailoverProvider):
 class NativeProvider(_FailoverProvider):
     """The Pulsar client's own `pulsar.AutoClusterFailover` (delays are turned into probe counts)."""
 
+    facts: ClassVar[ProviderFacts] = ProviderFacts("probe_counts", "native AutoClusterFailover")
     kind: Literal["native"]
 
 
 class ControlledProvider(_Model):
     """`ControlledClusterFailover` (PIP-121): clients follow a URL-provider service that an operator switches."""
 
+    facts: ClassVar[ProviderFacts] = ProviderFacts(
+        "url_provider", "controlled", java="Java's ControlledClusterFailover", relayed=True, ours=True, url_service=True
+    )
     kind: Literal["controlled"]
     primary: ClusterName
     """The cluster the URL provider serves first."""
@@ -95,6 +108,7 @@ class ControlledProvider(_Model):
 class NoProvider(_Model):
     """No failover: clients connect to one cluster directly."""
 
+    facts: ClassVar[ProviderFacts] = ProviderFacts("nothing", "none", java="plain service URL", relayed=True)
     kind: Literal["none"]
     primary: ClusterName | None = None
     """The cluster clients connect to (default: the first cluster of the topology)."""
@@ -112,6 +126,7 @@ FactoryReference = Annotated[
 class CustomProvider(_Model):
     """Your own `pulsar.ServiceInfoProvider`, built by a function of yours when the scenario runs."""
 
+    facts: ClassVar[ProviderFacts] = ProviderFacts("factory", "custom ({factory})", relayed=True)
     kind: Literal["custom"]
     factory: FactoryReference
     """`package.module:function`, importable where pytest runs. It is called with a
@@ -141,7 +156,18 @@ ClientVersion = Annotated[
 class PythonClient(_Model):
     """The Python client (`pulsar-client`, the C++ library) runs the workload, in the pytest process."""
 
+    facts: ClassVar[ClientFacts] = ClientFacts()
     kind: Literal["python"]
+
+    @property
+    def version(self) -> None:
+        """The installed ``pulsar-client``'s (the Python client has no version setting)."""
+        return None
+
+    @property
+    def max_backoff(self) -> None:
+        """The client's own (the Python client has no backoff setting; a switch makes it reconnect at once)."""
+        return None
 
 
 class JavaClient(_Model):
@@ -150,6 +176,7 @@ class JavaClient(_Model):
     classes: `auto` is Java's `AutoClusterFailover` (it probes by TCP connect only: `probe: tcp`), `controlled`
     is Java's `ControlledClusterFailover` polling the same URL-provider service, `none` a plain service URL."""
 
+    facts: ClassVar[ClientFacts] = ClientFacts(driver=True, waits_out_backoff=True)
     kind: Literal["java"]
     version: ClientVersion | None = None
     """The client's version (default: the brokers' Pulsar version)."""
@@ -160,11 +187,36 @@ class JavaClient(_Model):
 
 
 Client = Annotated[PythonClient | JavaClient, Field(discriminator="kind")]
-JAVA_PROVIDER_KINDS = ("auto", "controlled", "none")
-"""The provider kinds the Java client runs (native and custom providers are Python objects)."""
 
-# The kinds, derived from the union (the one place each kind is declared), in its order.
+# The kinds, derived from the unions (the one place each kind is declared), in their order.
 PROVIDER_KINDS: tuple[str, ...] = tuple(_kind_of(m) for m in _members(Provider))
+PROVIDER_CLASSES: dict[str, type[AutoProvider | ControlledProvider | NativeProvider | NoProvider | CustomProvider]] = {
+    _kind_of(m): m for m in _members(Provider)
+}
+CLIENT_KINDS: tuple[str, ...] = tuple(_kind_of(m) for m in _members(Client))
+CLIENT_CLASSES: dict[str, type[PythonClient | JavaClient]] = {_kind_of(m): m for m in _members(Client)}
+JAVA_PROVIDER_KINDS = tuple(sorted(kind for kind, cls in PROVIDER_CLASSES.items() if cls.facts.java is not None))
+"""The provider kinds the Java client runs, by name (native and custom providers are Python objects)."""
+RELAYED_PROVIDER_KINDS = tuple(sorted(kind for kind, cls in PROVIDER_CLASSES.items() if cls.facts.relayed))
+"""The provider kinds whose switches a fleet's workers follow, by name (the native provider lives inside one
+client)."""
+
+
+def runner_probe(scenario: Scenario) -> tuple[str, float] | None:
+    """The probe and check interval (s) the scenario's provider probes clusters with in the runner, where its
+    facts say ``probed`` and the client runs in the runner (not a driver), else None."""
+    provider = scenario.provider
+    if not provider.facts.probed or scenario.client.facts.driver or not isinstance(provider, AutoProvider):
+        return None
+    return provider.probe, provider.check_interval.seconds
+
+
+def factory_of(provider: Provider) -> str | None:
+    """The factory (``package.module:function``) that builds the provider, where its facts say it decides by
+    ``factory``, else None."""
+    if provider.facts.decides != "factory" or not isinstance(provider, CustomProvider):
+        return None
+    return provider.factory
 
 
 # -- the rule ------------------------------------------------------------------------------------------------
@@ -173,12 +225,12 @@ PROVIDER_KINDS: tuple[str, ...] = tuple(_kind_of(m) for m in _members(Provider))
 def check_client(scenario: Scenario) -> list[tuple[Loc, str]]:
     """The Java client runs Java's providers: no native or custom one, and Java's AutoClusterFailover only
     connects (TCP) to probe."""
-    if not isinstance(scenario.client, JavaClient):
+    if not scenario.client.facts.driver:
         return []
     if scenario.workload.batching is True:
         return [(("workload", "batching"), "the Java driver sends without batching; batching is the Python client's")]
     provider = scenario.provider
-    if provider.kind not in JAVA_PROVIDER_KINDS:
+    if provider.facts.java is None:
         return [
             (
                 ("provider", "kind"),
@@ -197,23 +249,19 @@ def check_client(scenario: Scenario) -> list[tuple[Loc, str]]:
     return []
 
 
-RELAYED_PROVIDER_KINDS = ("auto", "controlled", "custom", "none")
-"""The provider kinds whose switches a fleet's workers follow (the native provider lives inside one client)."""
-
-
 def check_processes(scenario: Scenario) -> list[tuple[Loc, str]]:
     """A workload over several processes runs the Python client in each, following a provider whose switches
     the runner can see."""
     if scenario.workload.processes in (1, "auto"):  # auto keeps one process where several could not run
         return []
-    if isinstance(scenario.client, JavaClient):
+    if scenario.client.facts.driver:
         return [
             (
                 ("workload", "processes"),
                 "the Java driver is one process of its own; workload.processes is the Python client's (leave it at 1)",
             )
         ]
-    if scenario.provider.kind not in RELAYED_PROVIDER_KINDS:
+    if not scenario.provider.facts.relayed:
         return [
             (
                 ("workload", "processes"),

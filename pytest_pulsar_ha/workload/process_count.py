@@ -12,7 +12,6 @@ import math
 from dataclasses import dataclass
 
 from pytest_pulsar_ha.scenario.model import Scenario
-from pytest_pulsar_ha.scenario.providers import RELAYED_PROVIDER_KINDS, JavaClient
 
 SINGLE_PROCESS_MSG_S = 5_000
 """Messages a second (1 KB, every send with its ack and its receipt in the history) that the single-process driver
@@ -45,9 +44,9 @@ def choose_processes(scenario: Scenario) -> ProcessChoice:
     offered = offered_msg_s(scenario)
     if offered <= SINGLE_PROCESS_MSG_S:
         return ProcessChoice(1, f"auto: {offered:,.0f} msg/s offered, one process keeps {SINGLE_PROCESS_MSG_S:,}")
-    if isinstance(scenario.client, JavaClient):
+    if scenario.client.facts.driver:
         return ProcessChoice(1, "auto: the Java driver is one process of its own")
-    if scenario.provider.kind not in RELAYED_PROVIDER_KINDS:
+    if not scenario.provider.facts.relayed:
         return ProcessChoice(
             1,
             f"auto: provider kind {scenario.provider.kind} runs inside one client, so one process, which keeps "

@@ -11,7 +11,6 @@ from pytest_pulsar_ha.run.context import RunContext
 from pytest_pulsar_ha.run.parts import stages
 from pytest_pulsar_ha.run.parts.base import Part
 from pytest_pulsar_ha.run.provider import build_provider, record_provider_events
-from pytest_pulsar_ha.scenario.providers import JavaClient
 from pytest_pulsar_ha.workload.closing import close_within
 from pytest_pulsar_ha.workload.driver import Workload, WorkloadPlan
 from pytest_pulsar_ha.workload.fleet.config import Service
@@ -33,7 +32,7 @@ class ProviderPart(Part):
 
     @classmethod
     def of(cls, ctx: RunContext) -> ProviderPart | None:
-        return None if isinstance(ctx.scenario.client, JavaClient) else cls()
+        return None if ctx.scenario.client.facts.driver else cls()
 
     def prepare(self, ctx: RunContext) -> None:
         ctx.provider = build_provider(ctx.env, ctx.scenario, ctx.clusters, self.stack)
@@ -56,7 +55,7 @@ class PythonClientPart(Part):
 
     @classmethod
     def of(cls, ctx: RunContext) -> PythonClientPart | None:
-        return None if isinstance(ctx.scenario.client, JavaClient) else cls()
+        return None if ctx.scenario.client.facts.driver else cls()
 
     def prepare(self, ctx: RunContext) -> None:
         client = ctx.env.client(ctx.needs_provider().target, operation_timeout_seconds=10)

@@ -7,7 +7,9 @@ Java's switches come from the driver's stream as ``switch`` events; Java's provi
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +20,9 @@ from pytest_pulsar_ha.run.context import RunContext
 from pytest_pulsar_ha.run.parts.base import Part
 from pytest_pulsar_ha.run.provider import ProviderSetup
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
+from pytest_pulsar_ha.scenario.kind_facts import Decides
 from pytest_pulsar_ha.scenario.model import Scenario
-from pytest_pulsar_ha.scenario.providers import AutoProvider, ControlledProvider, JavaClient, NoProvider
+from pytest_pulsar_ha.scenario.providers import AutoProvider, ControlledProvider, NoProvider
 from pytest_pulsar_ha.workload.driver import WorkloadPlan
 from pytest_pulsar_ha.workload.java_workload import JavaWorkload
 
@@ -44,15 +47,7 @@ def driver_config(
     spec = scenario.provider
     primary = spec.primary or clusters[0]
     provider: dict[str, Any] = {"kind": spec.kind, "primary": primary}
-    if isinstance(spec, AutoProvider):
-        provider |= {
-            "secondaries": list(spec.secondaries),
-            "checkIntervalMs": round(spec.check_interval.seconds * 1000),
-            "failoverDelayMs": round(spec.failover_delay.seconds * 1000),
-            "switchBackDelayMs": round(spec.switch_back_delay.seconds * 1000),
-        }
-    elif isinstance(spec, ControlledProvider):
-        provider |= {"checkIntervalMs": round(spec.check_interval.seconds * 1000), "urlProvider": url_provider}
+    provider |= _java_of(spec).settings(spec, url_provider)
     return {
         "clusters": {n: {"serviceUrl": env.cluster(n).service_url, "token": env.cluster(n).token} for n in clusters},
         "listenerName": env.client_options.get("listener_name"),
@@ -75,9 +70,75 @@ def driver_config(
 
 
 def _max_backoff_ms(scenario: Scenario) -> int:
-    client = scenario.client
-    backoff = client.max_backoff if isinstance(client, JavaClient) else None
+    backoff = scenario.client.max_backoff
     return 0 if backoff is None else max(1, round(backoff.seconds * 1000))
+
+
+def _auto_settings(spec: AutoProvider, url_provider: str | None) -> dict[str, Any]:
+    return {
+        "secondaries": list(spec.secondaries),
+        "checkIntervalMs": round(spec.check_interval.seconds * 1000),
+        "failoverDelayMs": round(spec.failover_delay.seconds * 1000),
+        "switchBackDelayMs": round(spec.switch_back_delay.seconds * 1000),
+    }
+
+
+def _controlled_settings(spec: ControlledProvider, url_provider: str | None) -> dict[str, Any]:
+    return {"checkIntervalMs": round(spec.check_interval.seconds * 1000), "urlProvider": url_provider}
+
+
+def _no_settings(spec: NoProvider, url_provider: str | None) -> dict[str, Any]:
+    return {}
+
+
+def _checks_every(spec: AutoProvider | ControlledProvider) -> float:
+    """Java's check, from the client's initialize() on."""
+    return spec.check_interval.seconds
+
+
+def _no_checks(spec: NoProvider) -> None:
+    return None
+
+
+def _url_service(env: PulsarHaEnvironment, spec: ControlledProvider, clusters: list[str], primary: str) -> Any:
+    """The URL-provider service Java's ControlledClusterFailover polls (the nemesis switches it)."""
+    from pulsar_ha_providers import UrlProviderService
+
+    configs = {}
+    for name in [primary, *(spec.secondaries or [n for n in clusters if n != primary])]:
+        config: dict[str, str] = {"serviceUrl": env.cluster(name).service_url}
+        token = env.cluster(name).token
+        if token:  # Java's ControlledClusterFailover creates the plugin by its class name
+            config |= {"authPluginClassName": JAVA_TOKEN_PLUGIN, "authParamsString": f"token:{token}"}
+        configs[name] = config
+    return UrlProviderService(configs, primary)
+
+
+@dataclass(frozen=True)
+class _Java:
+    """How the driver runs one way of deciding a switch."""
+
+    settings: Callable[..., dict[str, Any]]
+    """its settings in the driver's configuration"""
+    checks_every_s: Callable[..., float | None]
+    """how often it checks, from the client's initialize() on (None: never)"""
+    url_service: Callable[..., Any] | None = None
+    """the URL-provider service it polls, which the run starts (a context manager), or None"""
+
+
+JAVA: dict[Decides, _Java] = {
+    "policy": _Java(_auto_settings, _checks_every),
+    "url_provider": _Java(_controlled_settings, _checks_every, _url_service),
+    "nothing": _Java(_no_settings, _no_checks),
+}
+"""The ways of deciding a switch the Java driver runs (the providers whose facts name Java's own class)."""
+
+
+def _java_of(spec: Any) -> _Java:
+    java = JAVA.get(spec.facts.decides)
+    if java is None or spec.facts.java is None:
+        raise ValueError(f"provider kind {spec.kind} does not run on the Java client")  # refused at load time
+    return java
 
 
 def java_workload(
@@ -92,28 +153,17 @@ def java_workload(
     """The provider's side and the Java workload of ``scenario`` (not started); services it needs are closed by
     ``stack``."""
     client = scenario.client
-    if not isinstance(client, JavaClient):
+    if not client.facts.driver:
         raise TypeError(f"the scenario's client is {client.kind}, not java")
     driver = ensure_java_driver(client.version or brokers_version(env), default_cache_dir(), _progress)
     spec = scenario.provider
     primary = spec.primary or clusters[0]
     url_to_cluster = {env.cluster(n).service_url: n for n in clusters}
     setup = ProviderSetup(None, primary=primary, url_to_cluster=url_to_cluster)
-    if isinstance(spec, AutoProvider | ControlledProvider):  # Java's check from the client's initialize() on
-        setup.checks_from_client_s = spec.check_interval.seconds
-    if isinstance(spec, ControlledProvider):
-        from pulsar_ha_providers import UrlProviderService
-
-        configs = {}
-        for name in [primary, *(spec.secondaries or [n for n in clusters if n != primary])]:
-            config: dict[str, str] = {"serviceUrl": env.cluster(name).service_url}
-            token = env.cluster(name).token
-            if token:  # Java's ControlledClusterFailover creates the plugin by its class name
-                config |= {"authPluginClassName": JAVA_TOKEN_PLUGIN, "authParamsString": f"token:{token}"}
-            configs[name] = config
-        setup.url_provider = stack.enter_context(UrlProviderService(configs, primary))
-    elif not isinstance(spec, AutoProvider | NoProvider):
-        raise ValueError(f"provider kind {spec.kind} does not run on the Java client")  # refused at load time
+    java = _java_of(spec)
+    setup.checks_from_client_s = java.checks_every_s(spec)
+    if java.url_service is not None:
+        setup.url_provider = stack.enter_context(java.url_service(env, spec, clusters, primary))
     url = setup.url_provider.url if setup.url_provider is not None else None
     config = driver_config(env, scenario, clusters, plan, url)
     workload = JavaWorkload(driver.command(evidence_dir / "java-driver.json"), config, log, evidence_dir, env.registry)
@@ -128,7 +178,7 @@ class JavaDriver(Part):
 
     @classmethod
     def of(cls, ctx: RunContext) -> JavaDriver | None:
-        return cls() if isinstance(ctx.scenario.client, JavaClient) else None
+        return cls() if ctx.scenario.client.facts.driver else None
 
     def prepare(self, ctx: RunContext) -> None:
         ctx.provider, ctx.workload = java_workload(
