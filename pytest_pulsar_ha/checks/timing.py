@@ -1,5 +1,6 @@
-"""The timing checks, on the history alone: switch and switch-back windows (the first ack by the target cluster
-after the recorded fault start or end), no_switch, and availability from each send's intended time."""
+"""The timing checks, on the history alone: switch and switch-back windows (each producer's first ack by the
+target cluster after the recorded fault start or end: the slowest must make it), no_switch, and availability from
+each send's intended time."""
 
 from __future__ import annotations
 
@@ -34,11 +35,27 @@ TARGET_ACKS = "target_acks"
 """The figure of a window: how many sends the target acknowledged after the reference moment (0: never reached)."""
 
 
+def producer_firsts(events: Sequence[Event], to: str, ref_ns: int) -> dict[str, float | None]:
+    """For each producer that sent at or after ``ref_ns``: the seconds from it to that producer's first ack by
+    ``to`` (None: ``to`` never acknowledged one of its sends)."""
+    firsts: dict[str, float | None] = {}
+    for event in events:
+        if event.ts_ns < ref_ns or event.producer is None:
+            continue
+        if event.type == SEND:
+            firsts.setdefault(event.producer, None)
+        elif event.type == ACK and event.cluster == to and firsts.get(event.producer) is None:
+            firsts[event.producer] = (event.ts_ns - ref_ns) / 1e9
+    return firsts
+
+
 def window_check(
     kind: str, to: str, within: tuple[Duration, Duration], of: str, fault_index: int, context: CheckContext
 ) -> CheckResult:
-    """The first ack by ``to`` after the recorded start or end (``of``) of fault ``fault_index``, inside
-    ``within``; used by every window expectation (switch, switch_back, producers_redirected)."""
+    """Every producer's first ack by ``to`` after the recorded start or end (``of``) of fault ``fault_index``,
+    inside ``within``: the fastest not before its start, the slowest not after its end (each producer that sent
+    after that moment must make it; the fleet's are each in one worker); used by every window expectation
+    (switch, switch_back, producers_redirected)."""
     scenario, events, faults = context.scenario, context.events, context.faults
     what = of.removeprefix("fault_")
     lo, hi = within
@@ -62,11 +79,41 @@ def window_check(
     if first is None:
         measured = f"no send acknowledged by {to} after it"
         return CheckResult(kind, False, expected, measured, figures={TARGET_ACKS: 0}, window=window)
-    took = (first.ts_ns - ref) / 1e9
-    ok = lo.seconds <= took <= hi.seconds
-    details = "" if ok else provider_account(events, to, ref, first.ts_ns)
-    figures = {SECONDS: took, TARGET_ACKS: acks}
-    return CheckResult(kind, ok, expected, _fmt(took), details, figures=figures, window=window)
+    firsts = producer_firsts(events, to, ref)
+    reached = {name: took for name, took in firsts.items() if took is not None}
+    if not reached:  # acks by the target without a send after the moment (sends issued before it)
+        reached = {first.producer or "?": (first.ts_ns - ref) / 1e9}
+    fastest, slowest = min(reached, key=reached.__getitem__), max(reached, key=reached.__getitem__)
+    missing = sorted(name for name, took in firsts.items() if took is None)
+    took = reached[slowest]
+    figures = {SECONDS: took, TARGET_ACKS: acks, "fastest_s": reached[fastest], "producers": len(firsts) or 1}
+    figures["producers_reached"] = len(reached)
+    ok = lo.seconds <= reached[fastest] and took <= hi.seconds and not missing
+    several = len(firsts) > 1 or bool(missing)
+    measured = _spread(reached, fastest, slowest, missing, to) if several else _fmt(took)
+    details = _why_not(reached, fastest, missing, window, to) if several and not ok else ""
+    if not ok:
+        details = "\n".join(filter(None, [details, provider_account(events, to, ref, first.ts_ns)]))
+    return CheckResult(kind, ok, expected, measured, details, figures=figures, window=window)
+
+
+def _spread(reached: dict[str, float], fastest: str, slowest: str, missing: list[str], to: str) -> str:
+    text = f"{_fmt(reached[slowest])} (slowest {slowest}; fastest {fastest} at {_fmt(reached[fastest])}"
+    text += f"; {len(reached)} of {len(reached) + len(missing)} producers reached {to})"
+    return text
+
+
+def _why_not(reached: dict[str, float], fastest: str, missing: list[str], window: tuple[float, float], to: str) -> str:
+    """Which producers missed the window, and whether the fastest alone met it."""
+    lo, hi = window
+    late = sorted(name for name, took in reached.items() if took > hi)
+    early = sorted(name for name, took in reached.items() if took < lo)
+    lines = [f"{name} at {_fmt(reached[name])}: after the window" for name in late]
+    lines += [f"{name} at {_fmt(reached[name])}: before the window" for name in early]
+    lines += [f"{name}: no send of it acknowledged by {to} after the moment" for name in missing]
+    if lo <= reached[fastest] <= hi and (late or missing):
+        lines.insert(0, f"met only by the fastest ({fastest} at {_fmt(reached[fastest])}), not by every producer")
+    return "\n".join(lines[:12]) + (f"\n... {len(lines) - 12} more" if len(lines) > 12 else "")
 
 
 def provider_account(events: Sequence[Event], cluster: str, from_ns: int, until_ns: int) -> str:
