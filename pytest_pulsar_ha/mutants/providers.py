@@ -138,10 +138,37 @@ def _last_secondary(provider: Any) -> None:
     provider.policy = FilteredPolicy(provider.policy, last)
 
 
-def _tcp_only(provider: Any) -> None:
+class ShadowedProbe:
+    """The mutant's probe answers; the shipped probe runs beside it (in parallel, on the same endpoint and
+    timeout) and is only compared: ``disagreed`` notes the first check where the two answers differ, i.e. where
+    what the mutant changed changed what the provider saw (acted)."""
+
+    def __init__(self, answer: Any, shadow: Any) -> None:
+        self.answer = answer
+        self.shadow = shadow
+        self.kind = answer.kind
+        self.disagreed: str | None = None
+
+    def run(self, endpoint: Any, timeout: float) -> Any:
+        shadowed: list[Any] = []
+        thread = threading.Thread(target=lambda: shadowed.append(self.shadow.run(endpoint, timeout)), daemon=True)
+        thread.start()
+        answered = self.answer.run(endpoint, timeout)
+        thread.join(timeout + 1.0)
+        if shadowed and shadowed[0].ok != answered.ok and self.disagreed is None:
+            said = "healthy" if answered.ok else "unhealthy"
+            self.disagreed = (
+                f"{endpoint.name}: the {self.answer.kind} probe said {said}, the shipped {self.shadow.kind} not"
+            )
+        return answered
+
+
+def _tcp_only(provider: Any) -> Callable[[], str | None]:
     from pulsar_ha_providers.probes import make_probe
 
-    provider.probe = make_probe("tcp")
+    shadowed = ShadowedProbe(make_probe("tcp"), provider.probe)
+    provider.probe = shadowed
+    return lambda: None if shadowed.disagreed else "the TCP probe and the shipped probe never disagreed in this run"
 
 
 def _answer_late(provider: Any, acted: threading.Event) -> None:
@@ -190,7 +217,8 @@ class ProviderMutant:
 
     name: str
     models: str
-    change: Callable[..., None]
+    change: Callable[..., Any]
+    """Changes a built provider in place (a probe mutant returns what says whether it acted)."""
     seen_by: tuple[str, ...]
     """The expectation kinds able to see it: only their failure (on evidence) kills it."""
     refuses: Callable[[Any], str | None] = _applies
@@ -208,6 +236,17 @@ class ProviderMutant:
         watched = WatchedPolicy(provider.policy)
         provider.policy = watched
         return lambda: None if watched.acted else "no check of the provider failed in this run"
+
+
+@dataclass(frozen=True)
+class ProbeMutant(ProviderMutant):
+    """A mutant of our AutoClusterFailover's probe: it acted when its probe's answer differed from the shipped
+    probe's (run beside it, :class:`ShadowedProbe`), not when its own, possibly fooled, probe failed."""
+
+    def apply(self, provider: Any) -> Callable[[], str | None]:
+        """As :meth:`ProviderMutant.apply`; ``change`` returns what says whether the probes ever disagreed."""
+        acted: Callable[[], str | None] = self.change(provider)
+        return acted
 
 
 @dataclass(frozen=True)
@@ -241,7 +280,7 @@ PROVIDER_MUTANTS: dict[str, ProviderMutant] = {
             ("switch",),
             _one_secondary,
         ),
-        ProviderMutant("tcp_only", "probes by TCP connect only", _tcp_only, ("switch",), _probes_by_tcp),
+        ProbeMutant("tcp_only", "probes by TCP connect only", _tcp_only, ("switch",), _probes_by_tcp),
         AnswerMutant(
             "answer_late",
             "applies the URL provider's changed answer one poll late",

@@ -177,7 +177,7 @@ scenarios:
     ]
 
 
-@pytest.mark.parametrize("mutant", ["late", "early", "never_back", "back_at_once", "tcp_only"])
+@pytest.mark.parametrize("mutant", ["late", "early", "never_back", "back_at_once"])
 def test_a_provider_mutant_acts_only_once_a_check_fails(mutant: str) -> None:
     endpoints = [ClusterEndpoint(f"pulsar://127.0.0.1:{6650 + i}", name=n) for i, n in enumerate("ab")]
     provider = AutoClusterFailover(
@@ -187,8 +187,6 @@ def test_a_provider_mutant_acts_only_once_a_check_fails(mutant: str) -> None:
     down: set[str] = set()
     provider.probe = SimulatedProbe(lambda name: name in down)
     never_acted = PROVIDER_MUTANTS[mutant].apply(provider)
-    if mutant == "tcp_only":  # the mutant's own probe: simulated again, its failures seen the same way
-        provider.probe = SimulatedProbe(lambda name: name in down)
     try:
         for t in range(3):
             provider.tick(scheduled_at=float(t))
@@ -196,5 +194,34 @@ def test_a_provider_mutant_acts_only_once_a_check_fails(mutant: str) -> None:
         down.add("a")
         provider.tick(scheduled_at=3.0)
         assert never_acted() is None
+    finally:
+        provider.close()
+
+
+def test_tcp_only_acts_when_its_probe_disagrees_with_the_shipped_one_not_when_its_own_probe_fails() -> None:
+    """A hung broker accepts connections: the TCP probe says healthy while the shipped probe times out. The mutant
+    acted there, though its own probe never failed; an outage that both probes see is not the mutant acting."""
+    endpoints = [ClusterEndpoint(f"pulsar://127.0.0.1:{6650 + i}", name=n) for i, n in enumerate("ab")]
+    provider = AutoClusterFailover(
+        endpoints[0], endpoints[1:], check_interval=1.0, failover_delay=2.0, switch_back_delay=2.0
+    )
+    provider.switch = lambda service_info: None  # type: ignore[method-assign]
+    hung: set[str] = set()
+    refused: set[str] = set()
+    provider.probe = SimulatedProbe(lambda name: name in hung or name in refused)  # the shipped probe
+    acted = PROVIDER_MUTANTS["tcp_only"].apply(provider)
+    tcp = SimulatedProbe(lambda name: name in refused)  # connects unless the port is closed
+    tcp.kind = "tcp"
+    provider.probe.answer = tcp  # type: ignore[attr-defined]
+    try:
+        provider.tick(scheduled_at=0.0)
+        refused.add("a")  # both probes fail: the shipped code would have done the same
+        provider.tick(scheduled_at=1.0)
+        assert acted() == "the TCP probe and the shipped probe never disagreed in this run"
+        refused.clear()
+        hung.add("a")  # accepts connections, answers nothing
+        provider.tick(scheduled_at=2.0)
+        assert acted() is None
+        assert provider.probe.disagreed == "a: the tcp probe said healthy, the shipped lookup not"  # type: ignore[attr-defined]
     finally:
         provider.close()
