@@ -44,8 +44,6 @@ class ProviderFacts:
     ours: bool = False
     """One of our providers (``pulsar_ha_providers``): a provider mutant of its kind can change it, and it reports
     its switches as they happen (a client mutant acts after the first one)."""
-    url_service: bool = False
-    """The harness runs a URL-provider service for it, which clients poll and the nemesis switches."""
     probed: bool = False
     """The runner probes clusters as it does (its ``probe`` setting): a recovered cluster must pass that probe
     steadily before clients may reach it (on the Python client; Java's probes by TCP connect)."""

@@ -85,7 +85,7 @@ class ControlledProvider(_Model):
     """`ControlledClusterFailover` (PIP-121): clients follow a URL-provider service that an operator switches."""
 
     facts: ClassVar[ProviderFacts] = ProviderFacts(
-        "url_provider", "controlled", java="Java's ControlledClusterFailover", relayed=True, ours=True, url_service=True
+        "url_provider", "controlled", java="Java's ControlledClusterFailover", relayed=True, ours=True
     )
     kind: Literal["controlled"]
     primary: ClusterName
