@@ -270,7 +270,7 @@ def test_a_second_checker_for_one_kind_is_refused() -> None:
 
 
 def test_every_fault_kind_of_the_model_has_its_primitive() -> None:
-    from pytest_pulsar_ha.nemesis.kinds import PRIMITIVES
+    from pytest_pulsar_ha.nemesis.primitives import PRIMITIVES
     from pytest_pulsar_ha.scenario.faults import FAULT_KINDS
 
     assert list(PRIMITIVES) == list(FAULT_KINDS)

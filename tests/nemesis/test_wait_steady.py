@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from pytest_pulsar_ha.nemesis.kinds import wait_steady
+from pytest_pulsar_ha.nemesis.settle import wait_steady
 
 
 @dataclass

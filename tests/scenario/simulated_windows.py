@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from pytest_pulsar_ha.checks.windows import window_reference
-from pytest_pulsar_ha.nemesis.kinds import fault_offsets
+from pytest_pulsar_ha.nemesis.schedule import fault_offsets
 from pytest_pulsar_ha.scenario.expectations import SwitchBackExpectation, SwitchExpectation
 from pytest_pulsar_ha.scenario.loader import ScenarioCase, load_scenarios
 from pytest_pulsar_ha.scenario.model import Scenario

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from pytest_pulsar_ha.nemesis.kinds import fault_context
+from pytest_pulsar_ha.nemesis.primitives import fault_context
 from pytest_pulsar_ha.runtime.clock import LIBRARY_ENV, ClusterClock
 from pytest_pulsar_ha.scenario.errors import ScenarioError
 from pytest_pulsar_ha.scenario.loader import parse_scenarios

@@ -7,7 +7,7 @@ import typing
 
 import pytest
 
-from pytest_pulsar_ha.nemesis.kinds import PRIMITIVES
+from pytest_pulsar_ha.nemesis.primitives import PRIMITIVES
 from pytest_pulsar_ha.runtime.capabilities import ANSWERS, Capabilities
 from pytest_pulsar_ha.scenario.expectations import EXPECTATION_CLASSES, EXPECTATION_KINDS, _Expectation
 from pytest_pulsar_ha.scenario.facts import ACTS_ON, ActsOn, ExpectationFacts, FaultFacts

@@ -24,7 +24,7 @@ from pytest_pulsar_ha.checks.windows import (
     window_reference,
 )
 from pytest_pulsar_ha.history import ACK, FAULT_END, FAULT_START, Event
-from pytest_pulsar_ha.nemesis.kinds import fault_offsets, pinned_faults
+from pytest_pulsar_ha.nemesis.schedule import fault_offsets, pinned_faults
 from pytest_pulsar_ha.nemesis.scheduler import Nemesis, ScheduledFault
 from pytest_pulsar_ha.scenario.expectations import MaxDuplicatesExpectation, SwitchBackExpectation, SwitchExpectation
 from pytest_pulsar_ha.scenario.generate import with_drawn_faults

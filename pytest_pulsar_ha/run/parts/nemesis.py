@@ -3,7 +3,8 @@ measured from them) and undoes every fault, whatever happens."""
 
 from __future__ import annotations
 
-from pytest_pulsar_ha.nemesis.kinds import FaultTarget, hit_brokers, schedule_faults
+from pytest_pulsar_ha.nemesis.primitives import FaultTarget, hit_brokers
+from pytest_pulsar_ha.nemesis.schedule import schedule_faults
 from pytest_pulsar_ha.nemesis.scheduler import Nemesis
 from pytest_pulsar_ha.run.context import RunContext, expand_partitions
 from pytest_pulsar_ha.run.parts import stages
