@@ -27,6 +27,9 @@ class CheckResult:
     evidence: bool = True
     """False when the verdict is a lack of evidence (nothing to judge, the history not usable): such a failure
     shows nothing, so it never matches an expected failure and never kills a mutant."""
+    measured_from: tuple[str, int, str] | None = None
+    """A window's target cluster and reference moment: (cluster, fault index, ``start`` or ``end``); the run page
+    draws the window on that cluster's lane from that moment."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -38,6 +41,7 @@ class CheckResult:
             "figures": dict(self.figures),
             "window": None if self.window is None else list(self.window),
             "evidence": self.evidence,
+            "measured_from": None if self.measured_from is None else list(self.measured_from),
         }
 
 

@@ -74,11 +74,14 @@ def window_check(
     if ref is None:
         return no_evidence(kind, expected, f"no {of} event for fault #{fault_index} in the history: it never {what}ed")
     window = (lo.seconds, hi.seconds)
+    anchor = (to, fault_index, what)
     acks = sum(1 for e in events if e.type == ACK and e.cluster == to and e.ts_ns >= ref)
     first = _first_ack(events, to, ref)
     if first is None:
         measured = f"no send acknowledged by {to} after it"
-        return CheckResult(kind, False, expected, measured, figures={TARGET_ACKS: 0}, window=window)
+        return CheckResult(
+            kind, False, expected, measured, figures={TARGET_ACKS: 0}, window=window, measured_from=anchor
+        )
     firsts = producer_firsts(events, to, ref)
     reached = {name: took for name, took in firsts.items() if took is not None}
     if not reached:  # acks by the target without a send after the moment (sends issued before it)
@@ -94,7 +97,7 @@ def window_check(
     details = _why_not(reached, fastest, missing, window, to) if several and not ok else ""
     if not ok:
         details = "\n".join(filter(None, [details, provider_account(events, to, ref, first.ts_ns)]))
-    return CheckResult(kind, ok, expected, measured, details, figures=figures, window=window)
+    return CheckResult(kind, ok, expected, measured, details, figures=figures, window=window, measured_from=anchor)
 
 
 def _spread(reached: dict[str, float], fastest: str, slowest: str, missing: list[str], to: str) -> str:

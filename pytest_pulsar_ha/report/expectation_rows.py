@@ -9,7 +9,7 @@ import html
 from collections.abc import Sequence
 
 from pytest_pulsar_ha.checks.result import CheckResult
-from pytest_pulsar_ha.report.gauges import Gauge, figures_of, gauge_of, gauge_svg, reason_of
+from pytest_pulsar_ha.report.gauges import Gauge, gauge_of, gauge_svg
 
 STYLE = (
     ".expectation{margin:1px 0} .expectation summary{cursor:pointer;list-style-position:outside;margin-left:1em}"
@@ -30,17 +30,24 @@ def _figure(check: CheckResult, gauge: Gauge | None) -> str:
     return gauge.figure if gauge is not None else check.measured
 
 
+def _number(value: float) -> str:
+    return f"{value:.3f}".rstrip("0").rstrip(".") if isinstance(value, float) else str(value)
+
+
+def _only_figures(measured: str) -> bool:
+    """Whether a measured text is nothing but ``name=value`` pairs (the figures, said again in words)."""
+    return all("=" in part and " " not in part.strip() for part in measured.split(","))
+
+
 def _full_text(check: CheckResult) -> str:
-    figures = figures_of(check.measured)
     rows = [("expected", html.escape(check.expected))]
-    reason = reason_of(check.measured)
-    if figures:
-        if reason:
-            rows.append(("measured", html.escape(reason)))
-        table = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in figures.items())
-        rows.append(("figures", f"<table class='figures'>{table}</table>"))
-    else:
+    if not (check.figures and _only_figures(check.measured)):  # else the table below says it all
         rows.append(("measured", html.escape(check.measured)))
+    if check.figures:
+        table = "".join(
+            f"<tr><th>{html.escape(k)}</th><td>{html.escape(_number(v))}</td></tr>" for k, v in check.figures.items()
+        )
+        rows.append(("figures", f"<table class='figures'>{table}</table>"))
     if check.details:
         rows.append(("details", f"<pre>{html.escape(check.details)}</pre>"))
     body = "".join(f"<tr><th>{name}</th><td>{value}</td></tr>" for name, value in rows)

@@ -1,9 +1,11 @@
-"""An expectation's measured figure drawn against its bound or window: a small scaled bar (a :class:`Gauge`).
+"""An expectation's measured figure drawn against its bound or window: a small scaled bar (a :class:`Gauge`), from
+the verdict's data (its ``window`` and the figure it bounds, :data:`BOUNDED`), never from its words:
 
-* a window (``first ack by … within [2200ms, 2700ms] of …``): the window as a band on a seconds axis;
-* a floor (``>= 99% of sends acknowledged …``): the share measured on a percent axis, the band from the floor up;
-* a ceiling (``at most 10 duplicate deliveries``, no loss, no reorder, ``within 5s of fault #0 start`` for the
-  slowest topic): the count or seconds measured, the band from 0 to the bound.
+* a window (``seconds``): the window as a band on a seconds axis;
+* a floor (``ratio``, e.g. ``>= 99%`` of sends acknowledged in time): the share on a percent axis, the band from the
+  floor up;
+* a ceiling (``duplicates``, ``lost``, ``reorders``, the slowest topic's ``slowest_s``, ...): the count or seconds
+  measured, the band from 0 to the bound.
 
 The band is what passes; the measured figure is a tick, green inside the band and red outside; the axis is
 labelled at its ends and at the band's edges, so the distance to the bound is seen, not read. An expectation of
@@ -13,30 +15,14 @@ another shape (a placement, a metadata value) has no gauge: its row shows its te
 from __future__ import annotations
 
 import html
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from pytest_pulsar_ha.checks.result import CheckResult
-from pytest_pulsar_ha.report.window_bar import window_of
-from pytest_pulsar_ha.scenario.quantities import Duration
 
 WIDTH, HEIGHT = 168, 30
 PAD = 14
 """Room at each end of the axis for the end labels."""
-FLOOR = re.compile(r"^>= (\d+(?:\.\d+)?)% ")
-PERCENT = re.compile(r"^(\d+(?:\.\d+)?)%")
-AT_MOST = re.compile(r"^at most (\d+) duplicate")
-WITHIN_OF = re.compile(r"within (\S+) of fault #\d+ start")
-SLOWEST = re.compile(r"^slowest topic (\d+(?:\.\d+)?)s")
-CEILINGS = (
-    (AT_MOST, "duplicates"),
-    (re.compile(r"^every acknowledged send received"), "lost"),
-    (re.compile(r"^no reorder per"), "reorders"),
-)
-"""Expected text -> the ``name=value`` figure of the measured text it bounds (0 when the pattern has no number)."""
-FIGURE = re.compile(r"([A-Za-z_]+(?:\[[^\]]*\])?)=(-?\d+(?:\.\d+)?)")
 
 
 @dataclass(frozen=True)
@@ -58,17 +44,6 @@ class Gauge:
         return self.low <= self.measured <= self.high
 
 
-def figures_of(measured: str) -> dict[str, str]:
-    """The ``name=value`` figures of a measured text (``reorders=0, allowed_…=0``), in order."""
-    return dict(FIGURE.findall(measured))
-
-
-def reason_of(measured: str) -> str:
-    """The words before a measured text's figures (``no receive event: …; duplicates=0``), '' when none."""
-    head = measured.split(";")[0] if ";" in measured else ""
-    return "" if FIGURE.search(head) else head.strip()
-
-
 def nice_ceiling(value: float) -> float:
     """The smallest of 1, 2, 2.5, 5 times a power of ten that is at least ``value`` (1 for 0 or less)."""
     if value <= 0:
@@ -87,9 +62,8 @@ BOUNDED = ("seconds", "ratio", "lost", "reorders", "duplicates", "slowest_s", "d
 
 def _from_data(check: CheckResult) -> Gauge | None:
     """The gauge from the verdict's data (its ``window`` and ``figures``), where the verdict carries them."""
-    window: Any = getattr(check, "window", None)
-    figures: Any = getattr(check, "figures", None) or {}
-    if window is None or not getattr(check, "evidence", True):
+    window, figures = check.window, check.figures
+    if window is None or not check.evidence:
         return None
     name = next((n for n in BOUNDED if isinstance(figures.get(n), int | float)), None)
     if name is None:
@@ -107,42 +81,9 @@ def _from_data(check: CheckResult) -> Gauge | None:
 
 
 def gauge_of(check: CheckResult) -> Gauge | None:
-    """The check's gauge, or None for a verdict no bound or window can be read from: from its data where it
-    carries them (``window``, ``figures``), else from its words (``within [2200ms, 2700ms]``, ``>= 99%``)."""
-    drawn = _from_data(check)
-    if drawn is not None:
-        return drawn
-    window = window_of(check)
-    if window is not None:
-        low, high, measured = window
-        return Gauge(low, high, measured, 0.0, nice_ceiling(max(high, measured) * 1.15), "s", f"{measured:.2f}s")
-    floor, share = FLOOR.match(check.expected), PERCENT.match(check.measured.strip())
-    if floor is not None and share is not None:
-        bound, measured = float(floor.group(1)), float(share.group(1))
-        lowest = min(bound, measured)
-        start = max(s for s in (0, 50, 80, 90, 95, 98, 99) if s <= lowest - (100 - s) * 0.1 or s == 0)
-        return Gauge(bound, 100.0, measured, float(start), 100.0, "%", f"{measured:g}%")
-    within, slowest = WITHIN_OF.search(check.expected), SLOWEST.match(check.measured.strip())
-    if within is not None and slowest is not None:
-        try:
-            bound = Duration(within.group(1)).seconds
-        except ValueError:
-            return None
-        measured = float(slowest.group(1))
-        return Gauge(
-            0.0, bound, measured, 0.0, nice_ceiling(max(bound, measured) * 1.15), "s", f"slowest {measured:.2f}s"
-        )
-    if reason_of(check.measured):
-        return None  # no evidence: the figures after the reason are not a measurement
-    for pattern, name in CEILINGS:
-        match, value = pattern.match(check.expected), figures_of(check.measured).get(name)
-        if match is None or value is None:
-            continue
-        bound, measured = float(match.group(1)) if match.groups() else 0.0, float(value)
-        return Gauge(
-            0.0, bound, measured, 0.0, nice_ceiling(max(bound, measured, 1) * 1.25), "", f"{name} {measured:g}"
-        )
-    return None
+    """The check's gauge from its data (its ``window`` and the figure it bounds), or None for a verdict that
+    carries no bound or rests on no evidence."""
+    return _from_data(check)
 
 
 def _text_width(text: str) -> float:

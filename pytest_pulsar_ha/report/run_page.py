@@ -64,7 +64,6 @@ LANE_H = 90
 PAD = 8
 """Units left free at each end of the time axis."""
 FAULT_NUMBER = re.compile(r"^#(\d+)\b")
-OF_FAULT = re.compile(r"of fault #(\d+) (start|end)")
 STYLE = (
     "body{font-family:sans-serif;margin:1.5em} td,th{border:1px solid #ccc;padding:4px;text-align:left;"
     "vertical-align:top;overflow-wrap:anywhere} .chart{display:grid;grid-template-columns:%(axis)dpx minmax(0,1fr)}"
@@ -201,15 +200,15 @@ def render_run_page(
                 f"{html.escape((event.detail or '')[:200])}</title></circle>"
             )
     for check in checks:  # each timing verdict's window, on its target's lane, with the measured point
-        window, of = window_of(check), OF_FAULT.search(check.expected)
-        target = re.search(r"first ack by (\S+)", check.expected)
-        if window is None or of is None or target is None:
+        window = window_of(check)
+        if window is None or check.measured_from is None:
             continue
-        moment = (starts if of.group(2) == "start" else ends).get(int(of.group(1)))
+        target, fault_index, of = check.measured_from
+        moment = (starts if of == "start" else ends).get(fault_index)
         if moment is None:
             continue
         low, high, measured = window
-        y = lane_y(target.group(1))
+        y = lane_y(target)
         colour = "#1a7f37" if check.ok else "#c62828"
         left, right, point = (x(moment.ts_ns + s * 1e9) for s in (low, high, measured))
         drawn |= {"window", "measured"}

@@ -31,9 +31,16 @@ def _tick_and_band(svg: str) -> tuple[float, float, float]:
     return float(tick.group(1)), float(band.group(1)), float(band.group(1)) + float(band.group(2))
 
 
+def window(ok: bool, seconds: float, name: str = "switch", details: str = "") -> CheckResult:
+    """A window verdict as the timing check gives it: its words and its data."""
+    figures = {"seconds": seconds, "target_acks": 10.0}
+    anchor = ("cluster-b", 0, "start")
+    return CheckResult(name, ok, SWITCH, f"{seconds:.2f}s", details, figures, (2.2, 2.7), measured_from=anchor)
+
+
 def test_a_window_is_drawn_as_a_band_with_the_measured_tick_inside_or_outside() -> None:
-    inside = gauge_of(CheckResult("switch", True, SWITCH, "2.35s"))
-    late = gauge_of(CheckResult("switch", False, SWITCH, "3.10s"))
+    inside = gauge_of(window(True, 2.35))
+    late = gauge_of(window(False, 3.10))
     assert inside == Gauge(2.2, 2.7, 2.35, 0.0, 5.0, "s", "2.35s")
     assert late is not None and not late.inside
     tick, left, right = _tick_and_band(gauge_svg(inside))
@@ -46,32 +53,42 @@ def test_a_window_is_drawn_as_a_band_with_the_measured_tick_inside_or_outside() 
     assert labels == ["2.2\u20132.7s", "0s", "5s"]  # the band, then the axis's ends: the axis is scaled
 
 
+def availability(ratio: float) -> CheckResult:
+    return CheckResult("availability", False, AVAILABILITY, f"{ratio:.1%}", figures={"ratio": ratio}, window=(0.99, 1))
+
+
 def test_a_floor_is_drawn_on_a_percent_axis_that_starts_where_the_difference_shows() -> None:
-    near = gauge_of(CheckResult("availability", False, AVAILABILITY, "96.0% (144/150)"))
+    near = gauge_of(availability(0.96))
     assert near is not None and (near.start, near.end, near.low, near.measured) == (95.0, 100.0, 99.0, 96.0)
     tick, left, _ = _tick_and_band(gauge_svg(near))
     assert PAD < tick < left  # below the floor, and visibly apart from it
-    far = gauge_of(CheckResult("availability", False, AVAILABILITY, "11.6% (6523/56228)"))
+    far = gauge_of(availability(0.116))
     assert far is not None and far.start == 0.0 and far.figure == "11.6%"
 
 
-def test_a_ceiling_is_read_from_the_named_figure_of_the_measured_text() -> None:
-    duplicates = gauge_of(CheckResult("max_duplicates", True, "at most 10 duplicate deliveries", "duplicates=3, x=9"))
+def test_a_ceiling_is_read_from_the_figure_its_bound_names() -> None:
+    said = "duplicates=3, x=9"
+    duplicates = gauge_of(
+        CheckResult("max_duplicates", True, "at most 10", said, "", {"duplicates": 3, "x": 9}, (0, 10))
+    )
     assert duplicates == Gauge(0.0, 10.0, 3.0, 0.0, 20.0, "", "duplicates 3")
-    reorders = gauge_of(CheckResult("ordering", False, ORDERING, "reorders=2, allowed_cross_cluster_interleavings=5"))
+    figures = {"reorders": 2, "allowed_cross_cluster_interleavings": 5}
+    reorders = gauge_of(CheckResult("ordering", False, ORDERING, "reorders=2", "", figures, (0, 0)))
     assert reorders is not None and (reorders.high, reorders.measured, reorders.inside) == (0.0, 2.0, False)
-    lost = gauge_of(CheckResult("no_loss", True, "every acknowledged send received on every subscription", "lost=0"))
+    lost = gauge_of(CheckResult("no_loss", True, "every acknowledged send received", "lost=0", "", {"lost": 0}, (0, 0)))
     assert lost is not None and lost.inside and lost.figure == "lost 0"
     tick, left, right = _tick_and_band(gauge_svg(lost))
     assert tick == left == PAD and right - left == 2.0  # the bound 0: a sliver of band at the axis's start
 
 
-def test_no_gauge_without_a_bound_or_without_evidence() -> None:
+def test_no_gauge_without_a_bound_or_without_evidence_and_never_from_words() -> None:
     placement = CheckResult("placement", True, "group g spread over the live domains", "2 namespaces over 2 domains")
     assert gauge_of(placement) is None
-    no_receipt = "no receive event: no evidence about how often messages are delivered; duplicates=0"
-    assert gauge_of(CheckResult("max_duplicates", False, "at most 0 duplicate deliveries", no_receipt)) is None
-    assert gauge_of(CheckResult("switch", False, SWITCH, "no send acknowledged by cluster-b after it")) is None
+    no_receipt = CheckResult("max_duplicates", False, "at most 0", "no receive event", evidence=False, window=(0, 0))
+    assert gauge_of(no_receipt) is None
+    never = CheckResult("switch", False, SWITCH, "no send acknowledged by cluster-b after it", "", {"target_acks": 0})
+    assert gauge_of(never) is None
+    assert gauge_of(CheckResult("switch", True, SWITCH, "2.35s")) is None  # words alone draw nothing
 
 
 @dataclass(frozen=True)
@@ -99,7 +116,7 @@ def test_a_verdict_that_carries_its_data_is_drawn_from_it_not_from_its_words() -
 
 
 def test_a_row_shows_verdict_name_gauge_and_figure_and_the_text_on_demand() -> None:
-    row = expectation_row(CheckResult("switch_back", False, SWITCH, "5.10s", "the provider switched back late"))
+    row = expectation_row(window(False, 5.10, "switch_back", "the provider switched back late"))
     summary, body = row.split("</summary>")
     assert row.startswith("<details class='expectation failed' data-name='switch_back'>")
     assert "✗" in summary and ">switch_back<" in summary and "<svg class='gauge'" in summary
@@ -109,7 +126,8 @@ def test_a_row_shows_verdict_name_gauge_and_figure_and_the_text_on_demand() -> N
 
 
 def test_figures_are_a_table_not_a_line_of_name_value_pairs() -> None:
-    row = expectation_row(CheckResult("ordering", True, ORDERING, ORDERED))
+    figures = {"reorders": 0, "allowed_cross_cluster_interleavings": 0, "reorders[producer]": 0}
+    row = expectation_row(CheckResult("ordering", True, ORDERING, ORDERED, "", figures, (0, 0)))
     assert ORDERED not in row
     assert "<tr><th>allowed_cross_cluster_interleavings</th><td>0</td></tr>" in row
     assert "<tr><th>reorders[producer]</th><td>0</td></tr>" in row

@@ -17,27 +17,34 @@ from pytest_pulsar_ha.report.sparkline import activity_of
 from pytest_pulsar_ha.report.window_bar import window_of
 from pytest_pulsar_ha.scenario.loader import load_scenarios
 from tests.report.test_run_page import _history
+from tests.report.verdicts import figures_verdict, window_verdict
 
 ROOT = Path(__file__).resolve().parents[2]
 SWITCH = "first ack by cluster-b within [2200ms, 2700ms] of fault #0 start"
 
 
-def test_a_window_verdict_is_read_from_its_words() -> None:
-    assert window_of(CheckResult("switch", True, SWITCH, "2.35s")) == (2.2, 2.7, 2.35)
-    assert window_of(CheckResult("no_loss", True, "every send received", "lost=0")) is None
-    assert window_of(CheckResult("switch", False, SWITCH, "no send acknowledged by cluster-b after it")) is None
+def test_a_window_verdict_is_read_from_its_data_never_from_its_words() -> None:
+    assert window_of(window_verdict("switch", True, "cluster-b", 2.2, 2.7, 2.35)) == (2.2, 2.7, 2.35)
+    assert window_of(figures_verdict("no_loss", True, "every send received", {"lost": 0})) is None
+    never = CheckResult("switch", False, SWITCH, "no send acknowledged by cluster-b after it", "", {"target_acks": 0})
+    assert window_of(never) is None
+    assert window_of(CheckResult("switch", True, SWITCH, "2.35s")) is None  # words alone
 
 
 def test_the_page_counts_groups_and_puts_failures_first(tmp_path: Path) -> None:
     results = [
         ScenarioResult(
-            "po", "passed", 1, [CheckResult("switch", True, SWITCH, "2.35s")], proposal="PIP-121 cluster failover"
+            "po",
+            "passed",
+            1,
+            [window_verdict("switch", True, "cluster-b", 2.2, 2.7, 2.35)],
+            proposal="PIP-121 cluster failover",
         ),
         ScenarioResult(
             "po[late]",
             "failed",
             1,
-            [CheckResult("switch", False, SWITCH, "3.10s")],
+            [window_verdict("switch", False, "cluster-b", 2.2, 2.7, 3.10)],
             proposal="PIP-121 cluster failover",
         ),
         ScenarioResult("bg", "xfailed", 1, [], proposal="PIP-188 blue-green migration"),

@@ -20,15 +20,22 @@ from pytest_pulsar_ha.report.result import ScenarioResult
 from pytest_pulsar_ha.report.run_page import render_run_page
 from pytest_pulsar_ha.report.sparkline import activity_of
 from tests.report.test_run_page import T0, S, _history
+from tests.report.verdicts import figures_verdict, window_verdict
 
 SWITCH_WINDOW = "first ack by cluster-b within [2200ms, 2700ms] of fault #0 start"
 BACK_WINDOW = "first ack by cluster-a within [4200ms, 4700ms] of fault #0 end"
-ORDERED = CheckResult(
+ORDERED = figures_verdict(
     "ordering",
     True,
     "no reorder per producer among messages acked by one cluster",
-    "reorders=0, allowed_cross_cluster_interleavings=0, reorders[producer]=0, "
-    "allowed_cross_cluster_interleavings[producer]=0, reorders[key]=0, allowed_cross_cluster_interleavings[key]=0",
+    {
+        "reorders": 0,
+        "allowed_cross_cluster_interleavings": 0,
+        "reorders[producer]": 0,
+        "allowed_cross_cluster_interleavings[producer]": 0,
+        "reorders[key]": 0,
+        "allowed_cross_cluster_interleavings[key]": 0,
+    },
 )
 """A verdict whose measured text is one long line of figures (what made the pages wider than the window)."""
 LONG_PROBLEM = "the cluster's broker log says " + "org.apache.pulsar.broker.service.BrokerServiceException" * 3
@@ -96,8 +103,8 @@ def _run(
 
 @pytest.fixture
 def suite(tmp_path: Path) -> Path:
-    ok = CheckResult("switch", True, SWITCH_WINDOW, "2.35s")
-    late = CheckResult("switch_back", False, BACK_WINDOW, "5.10s")
+    ok = window_verdict("switch", True, "cluster-b", 2.2, 2.7, 2.35)
+    late = window_verdict("switch_back", False, "cluster-a", 4.2, 4.7, 5.10, of="end")
     results = [
         _run(tmp_path, "primary-outage", "passed", [ok], _history(), ("failover",)),
         _run(tmp_path, "primary-outage[late]", "failed", [ok, late, ORDERED], _history(), ("failover", "slow")),

@@ -7,9 +7,9 @@ import json
 import re
 from pathlib import Path
 
-from pytest_pulsar_ha.checks.result import CheckResult
 from pytest_pulsar_ha.history import ACK, FAULT_END, FAULT_START, PROBE, RECEIVE, SEND, SEND_ERROR, SWITCH, Event
 from pytest_pulsar_ha.report.run_page import render_run_page
+from tests.report.verdicts import figures_verdict, window_verdict
 
 T0 = 1_800_000_000_000_000_000
 S = 1_000_000_000
@@ -41,9 +41,9 @@ def _history() -> list[Event]:
 
 def test_the_page_draws_lanes_faults_switches_probes_and_windows(tmp_path: Path) -> None:
     checks = [
-        CheckResult("switch", True, "first ack by cluster-b within [2200ms, 2700ms] of fault #0 start", "2.30s"),
-        CheckResult("switch_back", False, "first ack by cluster-a within [4200ms, 4700ms] of fault #0 end", "5.10s"),
-        CheckResult("no_loss", True, "every acknowledged send received", "lost=0"),
+        window_verdict("switch", True, "cluster-b", 2.2, 2.7, 2.30),
+        window_verdict("switch_back", False, "cluster-a", 4.2, 4.7, 5.10, of="end"),
+        figures_verdict("no_loss", True, "every acknowledged send received", {"lost": 0}),
     ]
     page = render_run_page(_history(), checks, {"seed": "7"}, "po: failed", tmp_path / "run.html").read_text()
     assert page.count("<rect class='fault'") == 1  # on cluster-a's lane only
@@ -99,7 +99,7 @@ def test_a_lane_scale_rounds_its_peak_up_to_a_nice_number(tmp_path: Path) -> Non
 
 
 def test_the_legend_names_every_kind_of_mark_drawn_and_only_those(tmp_path: Path) -> None:
-    checks = [CheckResult("switch", True, "first ack by cluster-b within [2200ms, 2700ms] of fault #0 start", "2.3s")]
+    checks = [window_verdict("switch", True, "cluster-b", 2.2, 2.7, 2.3)]
     page = render_run_page(_history(), checks, {}, "po", tmp_path / "run.html").read_text()
     timeline = page.split("<svg id='timeline'")[1].split("</svg>")[0]
     drawn = {c.replace(" ", "-") for c in re.findall(r"<\w+ class='([^']+)'[^>]*><title>", timeline)}
