@@ -4,6 +4,8 @@ version is added, never at run time nor in CI (it needs ``mvn``; what it writes 
     python -m pytest_pulsar_ha.provisioning.lockgen pulsar 4.2.4        # locks/pulsar-4.2.4.lock
     python -m pytest_pulsar_ha.provisioning.lockgen java-driver 4.2.4   # locks/java-driver-4.2.4.lock
     python -m pytest_pulsar_ha.provisioning.lockgen distribution 4.0.8  # locks/distribution-4.0.8.lock
+    python -m pytest_pulsar_ha.provisioning.lockgen pulsar 5.0.1 --resolver metadata \
+        --exclude org.apache.bookkeeper.tests:stream-storage-tests-common  # without Maven (see lock_pulsar_published)
 
 ``pulsar``: what Maven resolves for ``org.apache.pulsar:pulsar-broker`` with Pulsar's parent pom imported as a BOM
 (the assembly of :mod:`pytest_pulsar_ha.provisioning.pulsar_assembly`); ``java-driver``: the runtime classpath of
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 import re
 import shutil
 import subprocess
@@ -123,6 +126,53 @@ def remote_entry(coordinate: Coordinate, base: str | None = None) -> LockEntry:
     return LockEntry(coordinate, sha1, size)
 
 
+def _served_entry(coordinate: Coordinate) -> LockEntry | None:
+    import urllib.error
+
+    try:
+        return remote_entry(coordinate)
+    except urllib.error.HTTPError as exc:
+        if exc.code == 404:
+            return None
+        raise
+
+
+def lock_pulsar_published(
+    version: str, exclude: Sequence[str] = (), allow_missing: bool = False
+) -> tuple[list[LockEntry], str]:
+    """``pulsar`` for a release built with Gradle (5.x), whose dependencies' parent poms are not all served, so
+    Maven cannot resolve it: the runtime classpath of ``pulsar-broker`` read from the published metadata
+    (:mod:`pytest_pulsar_ha.provisioning.metadata_resolve`), each jar's entry from the repository's ``.sha1``."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from pytest_pulsar_ha.provisioning.metadata_resolve import Dependency, Resolver, http_fetch
+
+    left_out = frozenset((g, a) for g, _, a in (e.partition(":") for e in exclude))
+    keep = os.environ.get("PULSAR_HA_LOCKGEN_KEEP")  # a folder that keeps the poms between tries (a maintainer's)
+    fetch = http_fetch(repository_url(), Path(keep) if keep else None)
+    found = Resolver(fetch).resolve([Dependency("org.apache.pulsar", "pulsar-broker", version)], left_out)
+    with ThreadPoolExecutor(8) as pool:
+        entries = [e for e in pool.map(_served_entry, found.artifacts) if isinstance(e, LockEntry)]
+    missing = sorted(set(map(str, found.artifacts)) - {str(e.coordinate) for e in entries})
+    if missing and not allow_missing:
+        raise ProvisioningError(f"not served (a jar or its .sha1): {', '.join(missing)} (--allow-missing: leave out)")
+    stand_ins = "".join(f"\n  {p} (not served) read as {v}" for p, v in sorted(found.substituted_parents.items()))
+    excludes = " ".join(sorted(exclude))
+    header = (
+        f"Pulsar {version}: the lib/ of a runtime assembled from Maven artifacts (the runtime classpath of "
+        f"org.apache.pulsar:pulsar-broker:{version} as Gradle resolves it from the published metadata: .module "
+        "where published, else the pom; the highest version requested wins).\n"
+        + (f"parent poms read in place of ones not served:{stand_ins}\n" if stand_ins else "")
+        + (f"left out: {excludes}\n" if excludes else "")
+        + "".join(f"not served here, left out: {m}\n" for m in missing)
+        + "group:artifact:version[:classifier][@extension] sha1 size\n"
+        f"written by: python -m pytest_pulsar_ha.provisioning.lockgen pulsar {version} --resolver metadata"
+        + "".join(f" --exclude {e}" for e in sorted(exclude))
+        + (" --allow-missing" if allow_missing else "")
+    )
+    return entries, header
+
+
 def lock_distribution(version: str) -> tuple[list[LockEntry], str]:
     coordinate = Coordinate("org.apache.pulsar", "pulsar-server-distribution", version, "bin", "tar.gz")
     header = (
@@ -140,9 +190,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("kind", choices=sorted(KINDS))
     parser.add_argument("version")
     parser.add_argument("--locks", type=Path, default=LOCKS, help="the folder to write into (default: %(default)s)")
+    parser.add_argument(
+        "--resolver",
+        choices=("maven", "metadata"),
+        default="maven",
+        help="pulsar only: resolve with mvn (default), or from the published metadata without Maven (5.x)",
+    )
+    parser.add_argument(
+        "--exclude", action="append", default=[], help="with --resolver metadata: group:artifact to leave out"
+    )
+    parser.add_argument(
+        "--allow-missing",
+        action="store_true",
+        help="with --resolver metadata: leave out a resolved jar that is not served, naming it in the header",
+    )
     args = parser.parse_args(argv)
     try:
-        entries, header = KINDS[args.kind](args.version)
+        if args.resolver == "metadata":
+            if args.kind != "pulsar":
+                raise ProvisioningError("--resolver metadata resolves the pulsar kind only")
+            entries, header = lock_pulsar_published(args.version, args.exclude, args.allow_missing)
+        else:
+            entries, header = KINDS[args.kind](args.version)
     except ProvisioningError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from pytest_pulsar_ha.errors import ProvisioningError
-from pytest_pulsar_ha.provisioning import default_cache_dir, ensure_pulsar
+from pytest_pulsar_ha.provisioning import default_cache_dir, ensure_pulsar, maven_lock
 from pytest_pulsar_ha.provisioning.java_driver import ensure_java_driver
 from pytest_pulsar_ha.runtime.backends import build_environment
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
@@ -53,11 +54,16 @@ def test_the_java_client_driver_is_built_against_the_same_release() -> None:
     assert any(jar.endswith(f"/pulsar-client-{ASSEMBLED}.jar") for jar in driver.classpath.split(":"))
 
 
-def test_a_release_that_cannot_be_assembled_is_refused_naming_the_missing_artifact() -> None:
-    """5.0.1 has no lock: Maven resolves it, where mvn is installed, and names what it lacks; without mvn the
-    refusal says that Maven is needed for a version without a lock."""
+def test_a_release_that_cannot_be_assembled_is_refused_naming_the_missing_artifact(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """5.0.1 without its lock (it has one, written from the published metadata: hidden here): Maven resolves it,
+    where mvn is installed, and names what it lacks; without mvn the refusal says that Maven is needed for a
+    version without a lock."""
+    (tmp_path / "no-locks").mkdir()
+    monkeypatch.setattr(maven_lock, "LOCKS", tmp_path / "no-locks")
     with pytest.raises(ProvisioningError) as info:
-        ensure_pulsar("5.0.1", default_cache_dir(), lambda _: None)
+        ensure_pulsar("5.0.1", tmp_path / "cache", lambda _: None)
     message = str(info.value)
     if shutil.which("mvn") is None:
         assert "Maven (mvn) is needed to fetch Pulsar 5.0.1" in message
