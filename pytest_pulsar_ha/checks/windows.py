@@ -238,6 +238,13 @@ def reconnect_budget(scenario: Scenario, expectation: WindowExpectation | None =
     return budget
 
 
+COLD = (
+    "a cold switch-back: clients meet the cluster as it restarts or thaws, so Pulsar's recovery time is in the "
+    "window, which is written, not derived"
+)
+"""Why a ``cold`` switch-back's window is not derived from the provider's settings."""
+
+
 def derive_window(scenario: Scenario, expectation: WindowExpectation) -> DerivedWindow | str:
     """The window the scenario's settings give the expectation ([S - EPS, S + R + EPS], S from a fault pinned on
     the provider's grid), or why none can be derived."""
@@ -247,6 +254,8 @@ def derive_window(scenario: Scenario, expectation: WindowExpectation) -> Derived
     index, _ = window_reference(expectation)
     if index >= len(scenario.faults):
         return f"the scenario has no fault #{index}"
+    if isinstance(expectation, SwitchBackExpectation) and expectation.switch_back.cold:
+        return COLD
     grid = TickGrid(0.0, interval)
     ref = grid.pin(10.0)
     try:

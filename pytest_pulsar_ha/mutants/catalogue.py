@@ -48,6 +48,11 @@ def cannot_apply(scenario: Scenario, name: str) -> str | None:
         return "the scenario expects a failure: a mutant's kill could not be told from it"
     if scenario.soak is not None:
         return "a soak is judged on its whole history only; mutate a scenario of its kind instead"
+    if any(isinstance(e, SwitchBackExpectation) and e.switch_back.cold for e in scenario.expect):
+        return (
+            "a cold switch-back judges Pulsar's recovery in a window written wide for it; mutants run on the same "
+            "case with a quiet end, whose windows are derived"
+        )
     provider = scenario.provider
     if name in PROVIDER_MUTANTS:
         mutant = PROVIDER_MUTANTS[name]

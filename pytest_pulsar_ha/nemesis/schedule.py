@@ -36,16 +36,22 @@ def fault_offsets(fault: Any) -> tuple[float, float]:
     return start, end
 
 
+def cold_ends(scenario: Scenario) -> set[int]:
+    """The faults whose end a ``cold`` switch-back is measured from: no quiet end, clients meet the cold cluster."""
+    return {e.switch_back.fault for e in scenario.expect if isinstance(e, SwitchBackExpectation) and e.switch_back.cold}
+
+
 def schedule_faults(target: FaultTarget) -> list[ScheduledFault]:
     """The scenario's faults as the nemesis runs them: start and end offsets, label, primitive and pins."""
     starts, ends = pinned_faults(target.scenario)
+    cold = cold_ends(target.scenario)
     out = []
     for index, fault in enumerate(target.scenario.faults):
         start, end = fault_offsets(fault)
         make = fault_context(target, fault)
         cluster = fault.target
         quiet = settle = None
-        if index in ends and fault.facts.quiet_end and cluster is not None:
+        if index in ends and index not in cold and fault.facts.quiet_end and cluster is not None:
             quiet = target.env.cluster(cluster).clients_cut
             settle = settler(target, cluster)
         out.append(

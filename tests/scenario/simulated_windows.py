@@ -27,6 +27,7 @@ def shipped_windows(match: Callable[[Scenario], bool]) -> list[Any]:
         if match(case.scenario)
         for index, expectation in enumerate(case.scenario.expect)
         if isinstance(expectation, SwitchExpectation | SwitchBackExpectation)
+        and not (isinstance(expectation, SwitchBackExpectation) and expectation.switch_back.cold)  # not derived
     ]
 
 

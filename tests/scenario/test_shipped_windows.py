@@ -71,11 +71,36 @@ ALL_WINDOWS = [
     for index, expectation in enumerate(case.scenario.expect)
     if isinstance(expectation, SwitchExpectation | SwitchBackExpectation)
 ]
+
+
+def _cold(case: ScenarioCase, index: int) -> bool:
+    expectation = case.scenario.expect[index]
+    return isinstance(expectation, SwitchBackExpectation) and expectation.switch_back.cold
+
+
 WINDOWS = [
     pytest.param(case, index, id=f"{case.id}-{case.scenario.expect[index].kind}#{index}")
     for case, index in ALL_WINDOWS
-    if case.id not in NOT_DERIVED
+    if case.id not in NOT_DERIVED and not _cold(case, index)
 ]
+COLD_WINDOWS = [(case, index) for case, index in ALL_WINDOWS if _cold(case, index)]
+
+
+def test_a_cold_switch_back_is_written_not_derived_and_ends_its_fault_without_a_quiet_end() -> None:
+    """A kill, a pause and a hang each have a case whose switch-back meets the cold cluster: its window holds
+    Pulsar's recovery, so none is derived, and the nemesis keeps no client off the cluster at its end."""
+    from pytest_pulsar_ha.checks.windows import COLD
+    from pytest_pulsar_ha.nemesis.schedule import cold_ends
+
+    kinds = set()
+    for case, index in COLD_WINDOWS:
+        expectation = case.scenario.expect[index]
+        assert isinstance(expectation, SwitchBackExpectation)
+        assert derive_window(case.scenario, expectation) == COLD
+        fault = case.scenario.faults[expectation.switch_back.fault]
+        assert fault.facts.quiet_end and expectation.switch_back.fault in cold_ends(case.scenario)
+        kinds.add(fault.kind)
+    assert kinds == {"kill", "pause", "timeout"}
 
 
 def test_every_window_left_out_is_a_shipped_one_and_says_why() -> None:

@@ -45,6 +45,10 @@ class SwitchBackSpec(_Model):
     """`[earliest, latest]` after the fault's end."""
     fault: Count = 0
     """Index of the fault in `faults` (default: the first)."""
+    cold: Annotated[bool, Strict()] = False
+    """Clients meet the cold cluster: the end of a fault that leaves its cluster recovering (a kill, a pause, a
+    hang) is not quiet (clients are not kept off it while it restarts or thaws), and the window counts from the
+    moment the fault is undone. Pulsar's recovery time is then in the window, which is written, not derived."""
 
     @model_validator(mode="after")
     def _check(self) -> SwitchBackSpec:
