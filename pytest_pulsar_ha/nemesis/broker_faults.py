@@ -51,18 +51,17 @@ def _broker(cluster: Cluster, index: int) -> Broker:
     return cluster.brokers[index]
 
 
-def broker_fault(cluster: Cluster, kind: str, *, broker: int | None = None, domain: Sequence[int] = ()) -> BrokerFault:
-    """The fault ``kind`` (``broker_kill``, ``broker_pause`` or ``domain_outage``) on ``cluster``."""
-    if kind == "domain_outage":
-        victims = [_broker(cluster, i) for i in domain]
-        if not victims:
-            raise ConfigurationError(f"domain_outage on {cluster.name}: the domain has no broker")
-        return BrokerFault(lambda: _all_killed(victims), tuple(b.id for b in victims))
-    if broker is None:
-        raise ConfigurationError(f"{kind} on {cluster.name} needs a broker index")
-    victim = _broker(cluster, broker)
-    if kind == "broker_kill":
-        return BrokerFault(victim.killed, (victim.id,))
-    if kind == "broker_pause":
-        return BrokerFault(victim.paused, (victim.id,))
-    raise ValueError(f"{kind!r} is not a broker fault (broker_kill, broker_pause, domain_outage)")
+def on_broker(
+    cluster: Cluster, index: int, action: Callable[[Broker], Callable[[], AbstractContextManager[object]]]
+) -> BrokerFault:
+    """The fault ``action`` (e.g. ``lambda broker: broker.killed``) on broker ``index`` of ``cluster``."""
+    victim = _broker(cluster, index)
+    return BrokerFault(action(victim), (victim.id,))
+
+
+def on_domain(cluster: Cluster, domain: Sequence[int]) -> BrokerFault:
+    """Every broker of a failure domain of ``cluster`` (the brokers' indexes) killed at once."""
+    victims = [_broker(cluster, i) for i in domain]
+    if not victims:
+        raise ConfigurationError(f"domain_outage on {cluster.name}: the domain has no broker")
+    return BrokerFault(lambda: _all_killed(victims), tuple(b.id for b in victims))

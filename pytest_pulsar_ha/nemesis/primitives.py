@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, suppress
 from typing import Any, TypeVar
 
-from pytest_pulsar_ha.nemesis.broker_faults import broker_fault
+from pytest_pulsar_ha.nemesis.broker_faults import BrokerFault, on_broker, on_domain
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
 from pytest_pulsar_ha.scenario.base import _kind_of
 from pytest_pulsar_ha.scenario.faults import (
@@ -27,6 +27,7 @@ from pytest_pulsar_ha.scenario.faults import (
     ReplicationCutFault,
     ResetFault,
     TimeoutFault,
+    UnloadFault,
     UrlProviderFault,
     _Fault,
 )
@@ -43,7 +44,7 @@ F = TypeVar("F", bound=_Fault)
 class FaultTarget:
     """What faults act on: the environment, the scenario (for its topology), the URL provider service of a
     controlled provider, the scenario's migrations (None when it has none) and the workload's topics (a quiet
-    end loads them before clients may come back)."""
+    end loads them before clients may come back; an unload unloads them)."""
 
     def __init__(
         self,
@@ -60,11 +61,16 @@ class FaultTarget:
         self.topics = list(topics or [])
 
 
-def _broker_fault(env: PulsarHaEnvironment, scenario: Scenario, fault: Any) -> Any:
-    domain = scenario.topology.domain_brokers(fault.cluster, fault.domain) if fault.kind == "domain_outage" else ()
-    return broker_fault(
-        env.cluster(fault.cluster), fault.kind, broker=getattr(fault, "broker", None), domain=domain or ()
-    )
+def _broker_fault(env: PulsarHaEnvironment, scenario: Scenario, fault: _Fault) -> BrokerFault:
+    """The brokers a broker or domain fault strikes, and what it does to them."""
+    if isinstance(fault, DomainOutageFault):
+        domain = scenario.topology.domain_brokers(fault.cluster, fault.domain)
+        return on_domain(env.cluster(fault.cluster), domain or ())
+    if isinstance(fault, BrokerKillFault):
+        return on_broker(env.cluster(fault.cluster), fault.broker, lambda broker: broker.killed)
+    if isinstance(fault, BrokerPauseFault):
+        return on_broker(env.cluster(fault.cluster), fault.broker, lambda broker: broker.paused)
+    raise ValueError(f"{fault.kind!r} is not a broker fault")
 
 
 def hit_brokers(env: PulsarHaEnvironment, scenario: Scenario) -> dict[int, tuple[str, ...]]:
@@ -106,8 +112,8 @@ def _url_provider(target: FaultTarget, fault: Any) -> Callable[[], AbstractConte
     return misbehaving
 
 
-def _on_broker(target: FaultTarget, fault: Any) -> Callable[[], AbstractContextManager[Any]]:
-    return _broker_fault(target.env, target.scenario, fault).make  # type: ignore[no-any-return]
+def _on_broker(target: FaultTarget, fault: _Fault) -> Factory:
+    return _broker_fault(target.env, target.scenario, fault).make
 
 
 CLOCK_SHOWN_WITHIN_S = 10.0
@@ -150,6 +156,34 @@ def _clock_skew(target: FaultTarget, fault: Any) -> Callable[[], AbstractContext
     return skewed
 
 
+def _unload(target: FaultTarget, fault: UnloadFault) -> Factory:
+    """Unload the fault's topic (each of its partitions) or each namespace of the workload's topics, on the
+    fault's cluster through its admin API: ``PUT persistent/{tenant}/{namespace}/{topic}/unload`` or
+    ``PUT namespaces/{tenant}/{namespace}/unload``."""
+
+    def paths() -> list[str]:
+        if fault.topic is None:
+            namespaces = dict.fromkeys(t.removeprefix("persistent://").rsplit("/", 1)[0] for t in target.topics)
+            return [f"namespaces/{namespace}/unload" for namespace in namespaces]
+        named = [
+            t
+            for t in target.topics
+            if (local := t.rsplit("/", 1)[1]) == fault.topic or local.startswith(f"{fault.topic}-partition-")
+        ]
+        if not named:
+            raise RuntimeError(f"unload: {fault.topic} is not a topic of the workload ({', '.join(target.topics)})")
+        return [t.replace("://", "/", 1) + "/unload" for t in named]
+
+    @contextmanager
+    def unloaded() -> Iterator[None]:
+        admin = target.env.cluster(fault.cluster).admin
+        for path in paths():
+            admin.put(path)
+        yield
+
+    return unloaded
+
+
 def _row(kind: type[F], apply: Callable[[FaultTarget, F], Factory]) -> tuple[str, Primitive]:
     return _kind_of(kind), apply
 
@@ -179,6 +213,7 @@ PRIMITIVES: dict[str, Primitive] = dict(
         _row(DomainOutageFault, _on_broker),
         _row(ClockSkewFault, _clock_skew),
         _row(MigrateFault, _migrate),
+        _row(UnloadFault, _unload),
     ]
 )
 """Fault kind (the YAML name) -> its primitive."""

@@ -1,16 +1,21 @@
-"""An operator's calls on the admin API: a migration of the workload to another cluster (PIP-188)."""
+"""An operator's calls on the admin API: a migration of the workload to another cluster (PIP-188), an unload of a
+topic or a namespace."""
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, ClassVar, Literal
 
 from pydantic import Strict
 
+from pytest_pulsar_ha.scenario.base import Loc, TopicName
 from pytest_pulsar_ha.scenario.facts import FaultFacts
-from pytest_pulsar_ha.scenario.faults.base import _Timed
+from pytest_pulsar_ha.scenario.faults.base import _OnCluster, _Timed
 from pytest_pulsar_ha.scenario.faults.links import _FromTo
 
-__all__ = ["MIGRATION_CHECK_SETTING", "MigrateFault"]
+if TYPE_CHECKING:
+    from pytest_pulsar_ha.scenario.model import Scenario
+
+__all__ = ["MIGRATION_CHECK_SETTING", "MigrateFault", "UnloadFault"]
 
 #: The broker setting blue needs for a migration (Pulsar's default, 0, never runs the migration check).
 MIGRATION_CHECK_SETTING = "clusterMigrationCheckDurationSeconds"
@@ -37,3 +42,46 @@ class MigrateFault(_Timed, _Migration):
     prepare: Annotated[bool, Strict()] = True
     """Create the workload's subscriptions on `to` before the workload starts (at its earliest position), as
     `pulsar-ha migrate prepare` does; false shows what happens when an operator skips it."""
+
+    def problems(self, scenario: Scenario) -> list[tuple[Loc, str]]:
+        value = scenario.topology.broker_settings.get(self.from_, {}).get(MIGRATION_CHECK_SETTING)
+        try:
+            seconds = float(value) if value is not None and not isinstance(value, bool) else 0.0
+        except ValueError:
+            seconds = 0.0
+        if seconds > 0:
+            return []
+        found = "not set (Pulsar's default 0 never runs the migration check)" if value is None else f"{value!r}"
+        return [
+            (
+                ("from",),
+                f"a migration from {self.from_} needs its brokers to check for it: set "
+                f"topology.broker_settings.{self.from_}.{MIGRATION_CHECK_SETTING} to a number of seconds > 0 "
+                f"(e.g. 1); found {found}",
+            )
+        ]
+
+
+class UnloadFault(_Timed, _OnCluster):
+    """An operator unloads a topic of the workload, or the workload's namespace (every bundle of it), on one
+    cluster (Pulsar's admin REST unload): the broker closes it, and its clients reconnect and find the broker that
+    loads it next. Nothing is undone."""
+
+    kind: Literal["unload"]
+    facts = FaultFacts("harness", instant=True)
+    wording: ClassVar[dict[str, str]] = {
+        "cluster": "The cluster the topic or namespace is unloaded on.",
+        "at": "When the operator unloads, from the start of the workload.",
+    }
+    topic: TopicName | None = None
+    """The workload topic to unload (its name in workload.topics; every partition of a partitioned one); default:
+    the workload's namespace."""
+
+    def label(self, index: int) -> str:
+        return f"#{index} unload {self.cluster}" + (f"/{self.topic}" if self.topic else "")
+
+    def problems(self, scenario: Scenario) -> list[tuple[Loc, str]]:
+        names = [topic.name for topic in scenario.workload.topics]
+        if self.topic is None or self.topic in names:
+            return []
+        return [(("topic",), f"expected a topic of workload.topics ({', '.join(names)}), found {self.topic!r}")]

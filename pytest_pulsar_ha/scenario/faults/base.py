@@ -24,6 +24,7 @@ from pytest_pulsar_ha.scenario.quantities import Duration
 
 if TYPE_CHECKING:
     from pytest_pulsar_ha.scenario.generate import FaultSpace
+    from pytest_pulsar_ha.scenario.model import Scenario
 
 
 class _Fault(_Model):
@@ -85,6 +86,12 @@ class _Fault(_Model):
         """The fault's label as fault ``index`` of its scenario: the ``detail`` of its ``fault_start`` and
         ``fault_end`` events, by which a history names its faults (e.g. ``#0 outage cluster-a``)."""
         return f"#{index} {self.kind} {self.target or ''}".strip()
+
+    def problems(self, scenario: Scenario) -> list[tuple[Loc, str]]:
+        """What the fault's own kind finds wrong with it in ``scenario`` (e.g. a topic the workload lacks), each
+        with its location below the fault; the rules that span kinds are in
+        :mod:`~pytest_pulsar_ha.scenario.fault_rules`."""
+        return []
 
     def cluster_refs(self) -> Iterator[tuple[Loc, str]]:
         """Every cluster this fault names, with the key that names it."""
