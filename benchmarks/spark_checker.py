@@ -8,10 +8,10 @@ messages, and legitimate cross-cluster interleavings around the failover). Then 
 * ``buckets``: ``spark_checks``' buckets engine: the history laid out in buckets of whole producers (in a thread of
   the driver while the JVM starts; ``--no-overlap``: after), then one Spark task per bucket doing the vectorised
   work, no shuffle; lost, duplicates, ordering (``--all-checks``: the five); its JVM with the C1 compiler only
-  (``spark_checks.session.SCHEDULER_JAVA_OPTIONS``: it only schedules the Python tasks);
+  (``spark_checks.spark.session.SCHEDULER_JAVA_OPTIONS``: it only schedules the Python tasks);
 * ``frame``: the message-frame engine (one shuffle of the events by producer, window functions), the Spark
   checker before the buckets;
-* ``vectorised``: ``spark_checks.vectorised``, the buckets' vectorised work on the whole history in one process
+* ``vectorised``: ``spark_checks.arrays.vectorised``, the buckets' vectorised work on the whole history in one process
   (PyArrow and NumPy, no Python loop over events): the baseline the ratio is taken against, and
 * ``python``: a plain-Python reimplementation of lost + duplicates + ordering that reads the Parquet file with
   pyarrow and iterates over the events (a cross-check of the figures; ``--python-limit`` skips it),
@@ -273,10 +273,10 @@ def _run_checks(spark: Any, history: Any, all_checks: bool) -> dict[str, Any]:
 
 def spark_checker(path: Path, args: argparse.Namespace) -> dict[str, Any]:
     """The buckets or the frame engine: session, (layout,) load, checks, stop; each step timed."""
-    from spark_checks.bucket_loading import BackgroundLayout, parallelism_of
-    from spark_checks.layout import lay_out
-    from spark_checks.load import load_history
-    from spark_checks.session import SCHEDULER_JAVA_OPTIONS, build_spark_session
+    from spark_checks.arrays.layout import lay_out
+    from spark_checks.spark.bucket_loading import BackgroundLayout, parallelism_of
+    from spark_checks.spark.load import load_history
+    from spark_checks.spark.session import SCHEDULER_JAVA_OPTIONS, build_spark_session
 
     began = time.monotonic()
     buckets = args.checker == "buckets"
@@ -329,8 +329,8 @@ def _warm_checks(spark: Any, path: Path, args: argparse.Namespace, expected: str
     """``--warm`` more checks of the same history on the session already started, as the pytest plugin runs one
     scenario's check after another on its session: each timed from the history file to the verdicts (the buckets'
     layout, in the driver, included), each checked to give the first check's figures."""
-    from spark_checks.layout import lay_out
-    from spark_checks.load import load_history
+    from spark_checks.arrays.layout import lay_out
+    from spark_checks.spark.load import load_history
 
     buckets = args.checker == "buckets"
     seconds = []
@@ -354,9 +354,9 @@ def _warm_checks(spark: Any, path: Path, args: argparse.Namespace, expected: str
 
 def vectorised_checker(path: Path) -> dict[str, Any]:
     """The single-process checker: the buckets' vectorised work on the whole history."""
-    from spark_checks.allocator import keep_freed_memory
+    from spark_checks.arrays.allocator import keep_freed_memory
+    from spark_checks.arrays.vectorised import figures_of_table, read_parquet
     from spark_checks.figures import headline
-    from spark_checks.vectorised import figures_of_table, read_parquet
 
     keep_freed_memory()
     began = time.monotonic()
@@ -372,7 +372,7 @@ def spark_floor(path: Path, args: argparse.Namespace) -> dict[str, Any]:
     One aggregation over ts_ns, type, cluster, subscription, producer, seq, key (no shuffle): what no Spark job
     on this file can go below, so that the report can say how much of the checker's time is start-up and scan.
     """
-    from spark_checks.session import build_spark_session
+    from spark_checks.spark.session import build_spark_session
 
     began = time.monotonic()
     spark = build_spark_session(args.master, conf={"spark.driver.memory": args.driver_memory})
@@ -631,7 +631,7 @@ def main() -> None:
     print(f"cpus: {os.cpu_count()}, masters: {', '.join(masters)}, checkers: {', '.join(checkers)}")
     cluster = None
     if args.standalone:
-        from spark_checks.standalone import LocalSparkCluster
+        from spark_checks.spark.standalone import LocalSparkCluster
 
         cluster = LocalSparkCluster(folder / "standalone", workers=args.standalone, cores=1, memory="6g").start()
         print(f"standalone: {args.standalone} workers of 1 core ({cluster.master_url}), started before the runs")

@@ -116,7 +116,7 @@ def main() -> int:
     if not cases:
         parser.error("no shipped case with a switch or switch_back expectation matches")
     from pytest_pulsar_ha.history import read_events_jsonl
-    from spark_checks.session import build_spark_session
+    from spark_checks.spark.session import build_spark_session
 
     spark = build_spark_session(None, conf={"spark.driver.memory": "1g", "spark.sql.shuffle.partitions": 4})
     figures: dict[str, dict[str, list[float]]] = {c.id: {} for c in cases}

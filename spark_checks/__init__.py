@@ -11,6 +11,12 @@
 
 or ``python -m spark_checks history.parquet``. The history format is in ``docs/history-format.md``.
 Importing this package does not import pyspark: the names below are loaded on first use.
+
+The layout: the checks (:mod:`~spark_checks.checks`, :mod:`~spark_checks.availability`), the command line and what
+both sides share (the history format, the figures, the engines' interface :mod:`~spark_checks.evidence`, the
+verdicts) at the top; :mod:`spark_checks.spark` holds what runs on Spark (the session, reading a history, the
+message-frame and buckets engines), :mod:`spark_checks.arrays` the in-process NumPy and PyArrow work (the buckets'
+per-task function, the layout, the single-process checker).
 """
 
 from __future__ import annotations
@@ -29,9 +35,9 @@ if TYPE_CHECKING:
         check_lost,
         check_ordering,
     )
-    from .load import History, load_history
-    from .reading import HistoryInputError
-    from .session import build_spark_session, spark_session
+    from .spark.load import History, load_history
+    from .spark.reading import HistoryInputError
+    from .spark.session import build_spark_session, spark_session
 
 _LAZY = {
     "check_accounting": "checks",
@@ -40,11 +46,11 @@ _LAZY = {
     "check_history": "checks",
     "check_lost": "checks",
     "check_ordering": "checks",
-    "History": "load",
-    "HistoryInputError": "reading",
-    "load_history": "load",
-    "build_spark_session": "session",
-    "spark_session": "session",
+    "History": "spark.load",
+    "HistoryInputError": "spark.reading",
+    "load_history": "spark.load",
+    "build_spark_session": "spark.session",
+    "spark_session": "spark.session",
 }
 
 __all__ = [

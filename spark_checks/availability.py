@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .history_format import SEND
-from .load import History, as_history
-from .rows import DEFAULT_EXAMPLES, NS_PER_S, _dicts, _f, _int
+from .spark.load import History, as_history
+from .spark.rows import DEFAULT_EXAMPLES, NS_PER_S, _dicts, _f, _int
 from .verdict import Figure, Verdict
 
 if TYPE_CHECKING:

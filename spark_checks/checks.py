@@ -2,9 +2,9 @@
 
 The work is done once per history, by its engine (:mod:`spark_checks.evidence`): for a local Parquet history
 the buckets (the history laid out in buckets of whole producers, one Spark task per bucket doing the vectorised
-single-process work, no shuffle: :mod:`spark_checks.bucket_evidence`), otherwise the message frame (the message
+single-process work, no shuffle: :mod:`spark_checks.spark.bucket_evidence`), otherwise the message frame (the message
 events shuffled once, by producer, the first ack, first receipts, duplicates and the running maxima of the
-ordering check as window functions, one aggregation for every count: :mod:`spark_checks.messages`). The checks
+ordering check as window functions, one aggregation for every count: :mod:`spark_checks.spark.messages`). The checks
 here only read those figures, and ask the engine for their few example rows when there is something to show.
 Nothing is collected to the driver but figures and example rows.
 """
@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING
 from .availability import check_availability
 from .figures import LAG_PERCENTILES
 from .history_format import ACK, RECEIVE, SEND
-from .load import History, as_history, load_history
-from .reading import HistoryInputError
-from .rows import DEFAULT_EXAMPLES, _int, _label
+from .spark.load import History, as_history, load_history
+from .spark.reading import HistoryInputError
+from .spark.rows import DEFAULT_EXAMPLES, _int, _label
 from .verdict import Figure, Report, Verdict
 
 if TYPE_CHECKING:
@@ -280,7 +280,7 @@ def check_history(
 
     ``path_or_dataframe``: a ``.jsonl`` or ``.parquet`` file, a directory of them, a laid-out directory, a
     DataFrame with the history columns, or a loaded :class:`History`. A bad input raises
-    :class:`~spark_checks.reading.HistoryInputError`. ``engine``: ``auto`` (the buckets for a local Parquet
+    :class:`~spark_checks.spark.reading.HistoryInputError`. ``engine``: ``auto`` (the buckets for a local Parquet
     history, laid out in ``layout_dir`` or a temporary directory; the message frame otherwise), ``frame`` or
     ``buckets`` (:mod:`spark_checks.evidence`). With ``cache`` the events and shared frames are persisted while the
     checks run, then released.

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from .reading import HistoryInputError, check_source
+from .spark.reading import HistoryInputError, check_source
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -121,10 +121,10 @@ def main(
     except HistoryInputError as exc:
         print(f"error: {exc}", file=err)
         return EXIT_BAD_INPUT
-    from .bucket_loading import BackgroundLayout, can_lay_out, parallelism_of
+    from .arrays.layout import is_layout
     from .checks import ORDER_SCOPES, check_history
-    from .layout import is_layout
-    from .session import SCHEDULER_JAVA_OPTIONS, build_spark_session, resolve_master
+    from .spark.bucket_loading import BackgroundLayout, can_lay_out, parallelism_of
+    from .spark.session import SCHEDULER_JAVA_OPTIONS, build_spark_session, resolve_master
 
     background = None
     if args.engine != "frame" and kind == "parquet" and can_lay_out(path) and not is_layout(path):

@@ -1,10 +1,10 @@
 """What the checks ask of a history's engine (:class:`Evidence`): its figures, and its example rows in each
 check's order. Two engines answer, with the same figures and rows:
 
-* ``frame`` (:mod:`spark_checks.frame_evidence`): the Spark message frame, one shuffle of the events by producer
+* ``frame`` (:mod:`spark_checks.spark.frame_evidence`): the Spark message frame, one shuffle of the events by producer
   and window functions (any input: JSON Lines, Parquet, a DataFrame);
-* ``buckets`` (:mod:`spark_checks.bucket_evidence`): a Parquet history laid out in buckets of whole producers
-  (:mod:`spark_checks.layout`), one Spark task per bucket doing the vectorised single-process work, no shuffle.
+* ``buckets`` (:mod:`spark_checks.spark.bucket_evidence`): a Parquet history laid out in buckets of whole producers
+  (:mod:`spark_checks.arrays.layout`), one Spark task per bucket doing the vectorised single-process work, no shuffle.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from .figures import Figures
 
 ENGINES = ("frame", "buckets")
 MESSAGE_EXAMPLES = 3
-"""Example messages named when a history breaks a message rule (:func:`spark_checks.validation._message_problems`)."""
+"""Example messages named when a history breaks a message rule
+(:func:`spark_checks.spark.validation._message_problems`)."""
 
 
 class Evidence(Protocol):

@@ -1,6 +1,6 @@
 """The figures every check reads, in plain Python: counts by (subscription, topic, cluster, ack_topic, ack_cluster)
 and the replication lag per route, whichever engine computed them (the Spark message frame,
-:mod:`spark_checks.messages`, or the vectorised buckets, :mod:`spark_checks.buckets`).
+:mod:`spark_checks.spark.messages`, or the vectorised buckets, :mod:`spark_checks.arrays.buckets`).
 
 A row's dimensions are those of the event it counts (``subscription``, ``topic``, ``cluster``) and of its
 message's first ack (``ack_topic``, ``ack_cluster``); its measures (:data:`MEASURES`) are what the checks add up.
@@ -32,7 +32,7 @@ MEASURES = (
     "reorders_key",
     "allowed_key",
 )
-"""The counts of a figures row, in the order of :func:`spark_checks.messages.figures_frame`."""
+"""The counts of a figures row, in the order of :func:`spark_checks.spark.messages.figures_frame`."""
 LAG_PERCENTILES = (0.5, 0.9, 0.99)
 LAG_ACCURACY = 10_000
 """``percentile_approx``'s accuracy for the replication lag (exact below this many samples)."""

@@ -4,7 +4,7 @@
 The history file is the only interface between the package that writes it (``pytest_pulsar_ha.history``, which
 imports every name of the format from here) and this checker; ``docs/history-format.md`` documents it. The
 definition lives in ``spark_checks``, not in the writer's package, because the checker must stand alone: it is
-zipped and shipped to the executors of a Spark cluster (:mod:`spark_checks.executors`) and imports nothing from
+zipped and shipped to the executors of a Spark cluster (:mod:`spark_checks.spark.executors`) and imports nothing from
 ``pytest_pulsar_ha``. Nothing here imports pyspark or pyarrow. ``tests/quality/test_one_history_format.py`` fails
 when another module defines the format's names again.
 """

@@ -20,7 +20,7 @@ from pytest_pulsar_ha.scenario.expectations import EXPECTATION_KINDS
 from pytest_pulsar_ha.scenario.model import Scenario
 
 if TYPE_CHECKING:
-    from spark_checks.load import History
+    from spark_checks.spark.load import History
 
 
 @dataclass
@@ -43,8 +43,8 @@ class CheckContext:
 
     def spark_history(self) -> History | str:
         """The history loaded once for the Spark checks, or why it is not usable (a reason, never a pass)."""
-        from spark_checks.load import load_history
-        from spark_checks.reading import HistoryInputError
+        from spark_checks.spark.load import load_history
+        from spark_checks.spark.reading import HistoryInputError
 
         if self._spark_history is None and self._spark_error is None:
             try:

@@ -325,7 +325,7 @@ def pulsar_ha_evidence_dir(pytestconfig: pytest.Config) -> Path:
 @pytest.fixture(scope="session")
 def pulsar_ha_spark(pytestconfig: pytest.Config) -> Iterator[object]:
     """A SparkSession for the history checks, started once (on first use) and stopped at session end."""
-    from spark_checks.session import build_spark_session
+    from spark_checks.spark.session import build_spark_session
 
     master, _ = option_value(pytestconfig, "spark_master")
     spark = build_spark_session(master or None, conf={"spark.driver.memory": "1g", "spark.sql.shuffle.partitions": 4})

@@ -1,7 +1,7 @@
-"""Example rows of :class:`~spark_checks.message_arrays.MessageArrays`: for each kind of example a check shows, the
-first ``k`` rows of these events in the check's order. The first ``k`` of a whole history are among the first
-``k`` of its buckets, so merging the buckets' candidates (:mod:`spark_checks.bucket_evidence`) gives exactly the
-rows the Spark message frame's queries give (:mod:`spark_checks.frame_evidence`).
+"""Example rows of :class:`~spark_checks.arrays.message_arrays.MessageArrays`: for each kind of example a check
+shows, the first ``k`` rows of these events in the check's order. The first ``k`` of a whole history are among the
+first ``k`` of its buckets, so merging the buckets' candidates (:mod:`spark_checks.spark.bucket_evidence`) gives
+exactly the rows the Spark message frame's queries give (:mod:`spark_checks.spark.frame_evidence`).
 
 Each candidate is ``{"example": kind, "group": [...], "sort": [...], "row": {...}}``: ``row`` is the example as a
 check shows it, ``sort`` its place in the check's order, ``group`` what it is an example of:
@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import Array, first_k
+from .blocks import Array, first_k
 from .message_arrays import REORDER, SCOPES, MessageArrays
 
 Candidate = dict[str, Any]

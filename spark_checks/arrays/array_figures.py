@@ -1,6 +1,6 @@
-"""The figures rows and the replication lag samples of :class:`~spark_checks.message_arrays.MessageArrays`: the
-counts of :func:`spark_checks.messages.figures_frame` and the samples of :func:`spark_checks.messages.lag_frame`,
-by the same rules, as Arrow tables.
+"""The figures rows and the replication lag samples of :class:`~spark_checks.arrays.message_arrays.MessageArrays`:
+the counts of :func:`spark_checks.spark.messages.figures_frame` and the samples of
+:func:`spark_checks.spark.messages.lag_frame`, by the same rules, as Arrow tables.
 
 Each message counts once, on the row that represents it; each receipt on its own row (first receipts for
 receipts and duplicates, every receipt for received and replicated, the clusters' first deliveries for the
@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import Array, first_of_groups, group_ids
-from .figures import FIGURE_DIMENSIONS, MEASURES
+from ..figures import FIGURE_DIMENSIONS, MEASURES
+from .blocks import Array, first_of_groups, group_ids
 from .message_arrays import ALLOWED, REORDER, SCOPES, MessageArrays
 
 DIMENSION_WORDS = {

@@ -1,15 +1,15 @@
-"""The function each Spark task runs on one bucket of a laid-out history (:mod:`spark_checks.layout`): the
-vectorised work of the single-process checker (:mod:`spark_checks.message_arrays`) on the bucket's events, which
-are whole producers, so no other task's rows are needed.
+"""The function each Spark task runs on one bucket of a laid-out history (:mod:`spark_checks.arrays.layout`): the
+vectorised work of the single-process checker (:mod:`spark_checks.arrays.message_arrays`) on the bucket's events,
+which are whole producers, so no other task's rows are needed.
 
 Its output is one JSON document per bucket (a row of :data:`OUTPUT_SCHEMA` through ``mapInArrow``) with the
 bucket's figures rows (a few: one per figure group), a summary of its replication lag samples per route
-(:mod:`spark_checks.lag_summary`) and its example candidates (:mod:`spark_checks.array_examples`). The driver adds
-them up (:mod:`spark_checks.bucket_job`).
+(:mod:`spark_checks.arrays.lag_summary`) and its example candidates (:mod:`spark_checks.arrays.array_examples`).
+The driver adds them up (:mod:`spark_checks.spark.bucket_job`).
 
 The task reads its bucket with PyArrow (a plain RDD task over bucket numbers: the events never pass through the
 JVM), or takes the rows Spark read (``mapInArrow`` over the events, one bucket file per Spark partition). Runs on
-Spark's Python workers: NumPy, PyArrow and this package (shipped by :mod:`spark_checks.executors`), nothing of
+Spark's Python workers: NumPy, PyArrow and this package (shipped by :mod:`spark_checks.spark.executors`), nothing of
 pyspark.
 """
 

@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import Array
-from .figures import LAG_ACCURACY
+from ..figures import LAG_ACCURACY
+from .blocks import Array
 
 POINTS = 20_000
 """At most this many values per bucket and route: twice ``percentile_approx``'s accuracy (half its error)."""

@@ -1,5 +1,5 @@
 """Laying out a Parquet history in buckets of whole producers, so that every check runs per bucket, without a
-shuffle (:mod:`spark_checks.buckets`).
+shuffle (:mod:`spark_checks.arrays.buckets`).
 
 :func:`lay_out` reads a history (a Parquet file, or a directory of them: files in path order) one row group at a
 time and appends each message event (``send``, ``ack``, ``send_error``, ``receive`` with a producer and a seq) to
@@ -14,7 +14,7 @@ ties by name, then bucket number): deterministic, and balanced even when there a
 names into eight buckets leaves some empty). The counts come from a first pass over the producer column only.
 Memory is bounded: a row group at a time, and a buffer of at most :data:`BUFFER_ROWS` rows over all buckets.
 
-The same pass counts the history's row figures (:mod:`spark_checks.row_figures`), which the checks read instead
+The same pass counts the history's row figures (:mod:`spark_checks.arrays.row_figures`), which the checks read instead
 of a Spark validation pass. Everything about the layout is in ``_layout.json`` (:class:`Layout`); Spark and
 ``spark_checks`` skip files whose names start with ``_``.
 """
@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from .history_format import MESSAGE_EVENT_TYPES
+from ..history_format import MESSAGE_EVENT_TYPES
 from .message_arrays import COLUMNS, ORDER_COLUMN
 from .row_figures import COLUMNS as ROW_COLUMNS
 from .row_figures import RowFigures
@@ -129,7 +129,7 @@ def producer_counts(files: Sequence[Path]) -> dict[str, int]:
     """Events per producer (the first pass: only the producer column is read)."""
     import pyarrow.parquet as pq  # type: ignore[import-untyped, unused-ignore]
 
-    from .arrays import string_codes
+    from .blocks import string_codes
 
     counts: dict[str, int] = {}
     for path in files:
@@ -255,7 +255,7 @@ def lay_out(
     import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
     import pyarrow.parquet as pq  # type: ignore[import-untyped, unused-ignore]
 
-    from .arrays import string_codes
+    from .blocks import string_codes
 
     files = history_files(source)
     if not files:

@@ -1,6 +1,6 @@
 """The per-message work of every check on an Arrow table of events, vectorised with NumPy: the rules of the Spark
-message frame (:mod:`spark_checks.messages`), computed in one process over the events of whole producers (a whole
-history, or one bucket of a laid-out history: :mod:`spark_checks.layout`).
+message frame (:mod:`spark_checks.spark.messages`), computed in one process over the events of whole producers (a whole
+history, or one bucket of a laid-out history: :mod:`spark_checks.arrays.layout`).
 
 A message is (producer, seq); the events about it are ``send``, ``ack``, ``send_error`` and ``receive``, taken
 in file order (the ``_row`` column when the table has one, else the table's order). :class:`MessageArrays`
@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import SAFE_SPAN, Array, RunningMax, dense, first_of_groups, group_ids, last_of_groups, string_codes
-from .history_format import ACK, RECEIVE, SEND, SEND_ERROR
+from ..history_format import ACK, RECEIVE, SEND, SEND_ERROR
+from .blocks import SAFE_SPAN, Array, RunningMax, dense, first_of_groups, group_ids, last_of_groups, string_codes
 
 MESSAGE_TYPES = (SEND, ACK, SEND_ERROR, RECEIVE)
 """The message event types, coded 0..3 in :attr:`MessageArrays.kind`."""

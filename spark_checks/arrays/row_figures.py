@@ -1,10 +1,10 @@
 """The row figures of a Parquet history counted with PyArrow while it is laid out: the same figures, by the same
-rules, as the first Spark pass of :mod:`spark_checks.validation` (per type, nulls of the required columns, unknown
+rules, as the first Spark pass of :mod:`spark_checks.spark.validation` (per type, nulls of the required columns, unknown
 types, message events without id, receipts without subscription, stamps out of range, the time bounds of the
 history and of its sends and acks), plus the clusters that acknowledged and the unknown types seen.
 
 :class:`RowFigures` adds one record batch at a time (bounded memory); :meth:`RowFigures.stats` gives the figures
-under the names :func:`spark_checks.validation._validate` returns.
+under the names :func:`spark_checks.spark.validation._validate` returns.
 """
 
 from __future__ import annotations
@@ -13,8 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import string_codes
-from .history_format import (
+from ..history_format import (
     ACK,
     EVENT_TYPES,
     MAX_TS_NS,
@@ -25,6 +24,7 @@ from .history_format import (
     SEND,
     SEND_ERROR,
 )
+from .blocks import string_codes
 
 COLUMNS = ("ts_ns", "type", "process", "cluster", "subscription", "producer", "seq", "key")
 """The columns the row rules read."""
@@ -100,7 +100,7 @@ class RowFigures:
             self.ack_clusters.update(value for value in pc.unique(clusters).to_pylist() if value is not None)
 
     def stats(self) -> dict[str, int | None]:
-        """The figures, named as :func:`spark_checks.validation._validate` returns them (with the ``null_*``
+        """The figures, named as :func:`spark_checks.spark.validation._validate` returns them (with the ``null_*``
         counts, which the validation reads and then drops)."""
         return {**self.counts, "corrupt": 0, **self.bounds, "truncated": 0}
 

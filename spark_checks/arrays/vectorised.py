@@ -1,9 +1,9 @@
 """Lost, duplicates and ordering of a history in one process, vectorised (PyArrow and NumPy, no Python loop over
 events): the baseline the Spark checker is measured against (``benchmarks/spark_checker.py``).
 
-The work is the one each bucket does on Spark (:mod:`spark_checks.buckets`), on the whole history at once:
-:class:`~spark_checks.message_arrays.MessageArrays` (first acks, first receipts, duplicates, the running maxima
-of the ordering check) and its figures rows (:mod:`spark_checks.array_figures`), from which the figures are read
+The work is the one each bucket does on Spark (:mod:`spark_checks.arrays.buckets`), on the whole history at once:
+:class:`~spark_checks.arrays.message_arrays.MessageArrays` (first acks, first receipts, duplicates, the running maxima
+of the ordering check) and its figures rows (:mod:`spark_checks.arrays.array_figures`), from which the figures are read
 as the checks read them (:func:`spark_checks.figures.headline`). The rules are the Spark checker's (``checks.py``,
 ``docs/history-format.md``):
 
@@ -18,7 +18,7 @@ as the checks read them (:func:`spark_checks.figures.headline`). The rules are t
   whose seq is below one that same cluster delivered before it, of the same group and acking cluster, is a
   reorder too (a redelivery may rewind a cluster's stream; a message it never delivered may not come late).
 
-    from spark_checks.vectorised import check_parquet
+    from spark_checks.arrays.vectorised import check_parquet
     check_parquet("history.parquet")   # {"events": ..., "lost": ..., "duplicates": ..., "reorders": ..., ...}
 """
 
@@ -27,7 +27,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .figures import Figures, headline
+from ..figures import Figures, headline
 from .message_arrays import COLUMNS
 
 DICTIONARY_COLUMNS = ("type", "cluster", "topic", "subscription", "producer", "key")
@@ -57,5 +57,5 @@ def check_parquet(path: str | Path) -> dict[str, int]:
 
 def check_table(table: Any) -> dict[str, int]:
     """The figures of a history held as an Arrow table with (at least) the columns in
-    :data:`~spark_checks.message_arrays.COLUMNS`: events, lost, duplicates, reorders, allowed."""
+    :data:`~spark_checks.arrays.message_arrays.COLUMNS`: events, lost, duplicates, reorders, allowed."""
     return {"events": table.num_rows, **headline(figures_of_table(table))}

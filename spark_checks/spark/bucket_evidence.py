@@ -1,10 +1,10 @@
 """The evidence of the buckets engine: the figures and example rows of a laid-out history, from one Spark job with
-a task per bucket (:mod:`spark_checks.bucket_job`).
+a task per bucket (:mod:`spark_checks.spark.bucket_job`).
 
-The job brings back, for each bucket, the first rows of every kind of example (:mod:`spark_checks.array_examples`);
-the first rows of the whole history are among them, so each question is answered on the driver by sorting the
-buckets' candidates in the check's order. A question for more rows than were gathered runs the job again for
-the candidates only.
+The job brings back, for each bucket, the first rows of every kind of example
+(:mod:`spark_checks.arrays.array_examples`); the first rows of the whole history are among them, so each question
+is answered on the driver by sorting the buckets' candidates in the check's order. A question for more rows than
+were gathered runs the job again for the candidates only.
 """
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ import shutil
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..evidence import MESSAGE_EXAMPLES
+from ..figures import Figures
 from .bucket_job import run_buckets
-from .evidence import MESSAGE_EXAMPLES
-from .figures import Figures
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-    from .layout import Layout
+    from ..arrays.layout import Layout
 
 
 def _first(candidates: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:

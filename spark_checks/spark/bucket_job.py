@@ -1,4 +1,4 @@
-"""The Spark job over a laid-out history: one task per bucket (:mod:`spark_checks.buckets`), no shuffle, then
+"""The Spark job over a laid-out history: one task per bucket (:mod:`spark_checks.arrays.buckets`), no shuffle, then
 the tasks' results added up on the driver (one small document per bucket).
 
 One Spark partition holds one bucket. With ``read="arrow"`` (the default) the partitions are the bucket numbers
@@ -10,8 +10,8 @@ first ``mapInArrow`` job on a new session costs some 2 s more than a first RDD j
 Arrow machinery start up, for nothing when the task reads its own file). Hence the default.
 
 Adding up: the figures rows of each group are summed over the buckets; the lag percentiles of each route and of
-the whole history come from the buckets' summaries (:mod:`spark_checks.lag_summary`); example candidates are kept
-for the checks to pick from (:mod:`spark_checks.bucket_evidence`).
+the whole history come from the buckets' summaries (:mod:`spark_checks.arrays.lag_summary`); example candidates are kept
+for the checks to pick from (:mod:`spark_checks.spark.bucket_evidence`).
 """
 
 from __future__ import annotations
@@ -22,15 +22,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .buckets import OUTPUT_SCHEMA, READ_COLUMNS, check_bucket_numbers, check_bucket_rows
+from ..arrays.buckets import OUTPUT_SCHEMA, READ_COLUMNS, check_bucket_numbers, check_bucket_rows
+from ..arrays.lag_summary import percentiles
+from ..figures import FIGURE_DIMENSIONS, LAG_PERCENTILES, MEASURES, Figures
 from .executors import map_in_arrow, prepare_executors
-from .figures import FIGURE_DIMENSIONS, LAG_PERCENTILES, MEASURES, Figures
-from .lag_summary import percentiles
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-    from .layout import Layout
+    from ..arrays.layout import Layout
 
 READS = ("arrow", "spark")
 ONE_FILE_PER_PARTITION = {
@@ -50,7 +50,7 @@ class BucketResult:
 
 def bucket_frame(spark: SparkSession, layout: Layout, examples: int, *, figures: bool = True) -> DataFrame:
     """Spark's reading of the bucket files, one per partition, and ``mapInArrow`` of each bucket's rows: one row
-    per bucket (:data:`~spark_checks.buckets.OUTPUT_SCHEMA`), not yet computed (see :func:`collect_results`)."""
+    per bucket (:data:`~spark_checks.arrays.buckets.OUTPUT_SCHEMA`), not yet computed (see :func:`collect_results`)."""
     events = spark.read.parquet(*layout.paths).select(*READ_COLUMNS)
     return map_in_arrow(events, functools.partial(check_bucket_rows, examples=examples, figures=figures), OUTPUT_SCHEMA)
 

@@ -1,13 +1,13 @@
-"""Loading a Parquet history for the buckets engine: lay it out (:mod:`spark_checks.layout`), judge the row rules
-from the figures the layout counted, and wrap it in a :class:`~spark_checks.history.History` whose figures and
-example rows come from one Spark task per bucket (:mod:`spark_checks.bucket_evidence`).
+"""Loading a Parquet history for the buckets engine: lay it out (:mod:`spark_checks.arrays.layout`), judge the row rules
+from the figures the layout counted, and wrap it in a :class:`~spark_checks.spark.history.History` whose figures and
+example rows come from one Spark task per bucket (:mod:`spark_checks.spark.bucket_evidence`).
 
 The input is a local Parquet file or a flat directory of them (laid out into ``layout_dir``, or a temporary
 directory removed when the history is closed), or a directory laid out already (``_layout.json``: used as it
 is). Spark reads the history's events only if the availability check asks for them, or first thing when a file's
 schema is not a history's (so the error is the frame engine's: the missing column, the wrong type). Errors read
 as the frame engine's: the row rules are judged on the same figures, with the same messages
-(:func:`spark_checks.validation._row_problems`).
+(:func:`spark_checks.spark.validation._row_problems`).
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..arrays.layout import Layout, history_files, is_layout, lay_out
+from ..history_format import ACK, COLUMN_TYPES, EVENT_COLUMNS, RECEIVE, SEND, SEND_ERROR
 from .bucket_evidence import BucketEvidence
 from .history import History
-from .history_format import ACK, COLUMN_TYPES, EVENT_COLUMNS, RECEIVE, SEND, SEND_ERROR
-from .layout import Layout, history_files, is_layout, lay_out
 from .reading import HistoryInputError, read_events
 from .validation import _row_problems, no_events
 

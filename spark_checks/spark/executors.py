@@ -1,4 +1,4 @@
-"""What Spark's executors need to run the per-bucket function (:mod:`spark_checks.buckets`): a Python with NumPy
+"""What Spark's executors need to run the per-bucket function (:mod:`spark_checks.arrays.buckets`): a Python with NumPy
 and PyArrow, this package, and ``mapInArrow`` without pandas.
 
 * The Python: ``$PYSPARK_PYTHON`` or ``spark.pyspark.python`` when set; otherwise PySpark's default (``python3``
@@ -32,15 +32,15 @@ _zip: Path | None = None
 
 
 def package_zip() -> Path:
-    """A zip of this package's modules (built once per process)."""
+    """A zip of ``spark_checks``' modules, its subpackages' with them (built once per process)."""
     global _zip
     if _zip is None or not _zip.exists():
-        package = Path(__file__).resolve().parent
+        package = Path(__file__).resolve().parents[1]
         handle, name = tempfile.mkstemp(prefix="spark_checks-", suffix=".zip")
         os.close(handle)
         with zipfile.ZipFile(name, "w", zipfile.ZIP_DEFLATED) as archive:
-            for path in sorted(package.glob("*.py")):
-                archive.write(path, f"{package.name}/{path.name}")
+            for path in sorted(package.rglob("*.py")):
+                archive.write(path, (Path(package.name) / path.relative_to(package)).as_posix())
         _zip = Path(name)
     return _zip
 

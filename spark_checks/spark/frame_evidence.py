@@ -1,5 +1,6 @@
 """The evidence of the message-frame engine: figures from one aggregation over the Spark message frame
-(:mod:`spark_checks.messages`), example rows from queries on it (the frame is persisted while the history is open).
+(:mod:`spark_checks.spark.messages`), example rows from queries on it (the frame is persisted while the history is
+open).
 
 Every engine answers the same questions (:class:`spark_checks.evidence.Evidence`); this one asks Spark each time.
 """
@@ -9,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .figures import Figures
+from ..figures import Figures
 from .reading import ORDER_COLUMNS
 from .rows import _dicts, _f
 

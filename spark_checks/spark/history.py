@@ -1,16 +1,16 @@
 """A history loaded for the checks: the events in Spark, what the validation counted, and the engine that gives
-the figures and example rows (:mod:`spark_checks.evidence`). :func:`spark_checks.load.load_history` builds it."""
+the figures and example rows (:mod:`spark_checks.evidence`). :func:`spark_checks.spark.load.load_history` builds it."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from ..evidence import Evidence
+from ..figures import Figures
+from ..history_format import EVENT_TYPES
 from . import messages as message_frame
-from .evidence import Evidence
-from .figures import Figures
 from .frame_evidence import FrameEvidence
-from .history_format import EVENT_TYPES
 from .reading import HistoryInputError
 from .validation import _message_problems
 
@@ -22,9 +22,9 @@ class History:
     """The events of one history in Spark, validated, with the figures every check reads and its example rows.
 
     Both come from the history's engine (:attr:`evidence`, :mod:`spark_checks.evidence`): by default the message
-    frame (:mod:`spark_checks.messages`: one shuffle by producer, windows, only the needed columns), built on first
-    use and, with ``cache``, persisted until :meth:`close`; for a laid-out Parquet history the buckets
-    (:mod:`spark_checks.bucket_evidence`). The figures are computed on first use.
+    frame (:mod:`spark_checks.spark.messages`: one shuffle by producer, windows, only the needed columns), built on
+    first use and, with ``cache``, persisted until :meth:`close`; for a laid-out Parquet history the buckets
+    (:mod:`spark_checks.spark.bucket_evidence`). The figures are computed on first use.
     """
 
     def __init__(
@@ -115,7 +115,7 @@ class History:
     @property
     def messages(self) -> DataFrame:
         """One row per message and per receive event, with first ack, first receipt, deliveries and the ordering
-        columns (see :func:`spark_checks.messages.build`); persisted with ``cache``."""
+        columns (see :func:`spark_checks.spark.messages.build`); persisted with ``cache``."""
         if self._messages is None:
             frame = message_frame.build(self.events, self.ack_clusters)
             if self.cache:

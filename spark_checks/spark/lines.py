@@ -1,6 +1,6 @@
 """The line-level side of reading a JSON Lines history, in plain Python: truncated last lines and ``file:line``.
 
-Spark reads the lines (:mod:`spark_checks.load`); this module only looks at local files where Spark cannot tell
+Spark reads the lines (:mod:`spark_checks.spark.load`); this module only looks at local files where Spark cannot tell
 a line number: it finds the last line a killed run left half-written (skipped, and counted), and, when Spark
 found bad lines, names the first of them as ``file:line: problem`` by applying the same rules to each line
 (:func:`line_problem`: the JSON types Spark accepts and the rules of ``docs/history-format.md``).
@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .history_format import (
+from ..history_format import (
     COLUMN_TYPES,
     EVENT_TYPES,
     MAX_TS_NS,

@@ -3,7 +3,7 @@
 A :class:`History` wraps the event DataFrame (with the order columns ``_file`` and ``_row`` added at read time,
 so that events with the same ``ts_ns`` keep their file order) and the engine of its figures and example rows
 (:mod:`spark_checks.evidence`): ``buckets`` for a local Parquet history (laid out in buckets of whole producers,
-one Spark task per bucket, no shuffle: :mod:`spark_checks.bucket_loading`), ``frame`` for the rest (the message
+one Spark task per bucket, no shuffle: :mod:`spark_checks.spark.bucket_loading`), ``frame`` for the rest (the message
 frame: one shuffle by producer, windows), or the one asked for. With ``cache=True`` the frame engine's frames are
 persisted (memory, then disk) until :meth:`History.close`.
 """
@@ -13,10 +13,10 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from ..evidence import ENGINES
+from ..history_format import ACK, RECEIVE, SEND, SEND_ERROR
 from .bucket_loading import can_lay_out, load_buckets
-from .evidence import ENGINES
 from .history import History
-from .history_format import ACK, RECEIVE, SEND, SEND_ERROR
 from .reading import CORRUPT, HistoryInputError, check_source, read_events
 from .rows import DEFAULT_EXAMPLES
 from .validation import _notes, _validate
@@ -64,7 +64,7 @@ def load_history(
     JSON Lines events are persisted with ``cache`` (parsing them again would cost more than keeping them), Parquet
     is read again where needed. Buckets: the layout (one pass in this process, into ``layout_dir`` or a temporary
     directory) counts the row figures, then one Spark task per bucket gives the figures and ``examples`` example
-    rows of each kind per bucket (``read``: how a task reads its bucket, see :mod:`spark_checks.bucket_job`).
+    rows of each kind per bucket (``read``: how a task reads its bucket, see :mod:`spark_checks.spark.bucket_job`).
     """
     if isinstance(source, History):
         return source

@@ -25,8 +25,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .figures import FIGURE_DIMENSIONS, LAG_ACCURACY, LAG_PERCENTILES, Figures
-from .history_format import ACK, RECEIVE, SEND, SEND_ERROR
+from ..figures import FIGURE_DIMENSIONS, LAG_ACCURACY, LAG_PERCENTILES, Figures
+from ..history_format import ACK, RECEIVE, SEND, SEND_ERROR
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame

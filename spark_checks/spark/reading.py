@@ -1,5 +1,5 @@
 """Reading a history's events into Spark: the format of a path (JSON Lines or Parquet), the event schema, and the
-raw frame with the order columns ``_file`` and ``_row`` (not validated yet: :mod:`spark_checks.validation`)."""
+raw frame with the order columns ``_file`` and ``_row`` (not validated yet: :mod:`spark_checks.spark.validation`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .history_format import (
+from ..history_format import (
     COLUMN_TYPES,
     EVENT_COLUMNS,
 )

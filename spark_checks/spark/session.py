@@ -3,7 +3,7 @@
 The master comes from, in order: the ``master`` argument, ``$PULSAR_HA_SPARK_MASTER``, ``local[*]``. On a cluster
 (``spark://...``, ``yarn``, ``k8s://...``) pass the resources as ``conf`` (``spark.executor.memory`` ...): the
 defaults here only size the driver and the shuffle for a single machine. The buckets engine runs Python on the
-executors (one task per bucket of a laid-out Parquet history): :mod:`spark_checks.executors` points the workers
+executors (one task per bucket of a laid-out Parquet history): :mod:`spark_checks.spark.executors` points the workers
 at a Python with PyArrow (``$PYSPARK_PYTHON``, else this interpreter) and ships this package to non-local masters.
 """
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from .evidence import MESSAGE_EXAMPLES, Evidence
-from .figures import Figures
-from .history_format import (
+from ..evidence import MESSAGE_EXAMPLES, Evidence
+from ..figures import Figures
+from ..history_format import (
     ACK,
     EVENT_TYPES,
     MAX_TS_NS,
@@ -67,7 +67,7 @@ def _row_problems(
     """The row rules a history breaks, each with its count (and an example where the row itself does not say).
 
     ``frame`` and ``source`` give the examples of JSON Lines histories; without them (figures counted by the
-    layout, :mod:`spark_checks.row_figures`) ``unknown_types`` names the unknown types found."""
+    layout, :mod:`spark_checks.arrays.row_figures`) ``unknown_types`` names the unknown types found."""
     problems = []
     malformed = (stats["corrupt"] or 0) - (stats["truncated"] or 0)
     if malformed and frame is not None and source is not None:

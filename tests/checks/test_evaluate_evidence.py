@@ -209,16 +209,16 @@ def test_an_unusable_history_fails_the_spark_expectations_with_the_reason(
 ) -> None:
     import pyspark  # noqa: F401  (a hard dependency: a broken install fails here, never skips)
 
-    # spark_checks.checks is imported before the patch, so that its own `from .load import load_history` binds
+    # spark_checks.checks is imported before the patch, so that its own `from .spark.load import load_history` binds
     # the real one (else the stand-in leaks into every later test)
     import spark_checks.checks
-    import spark_checks.load
-    from spark_checks.reading import HistoryInputError
+    import spark_checks.spark.load
+    from spark_checks.spark.reading import HistoryInputError
 
     def refuse(spark: object, source: object, **kwargs: object) -> None:
         raise HistoryInputError(f"{source}: holds no events")
 
-    monkeypatch.setattr(spark_checks.load, "load_history", refuse)
+    monkeypatch.setattr(spark_checks.spark.load, "load_history", refuse)
     sc = scenario("[{no_loss: true}, {max_duplicates: 0}]", "[]")
     results = evaluate(sc, [], tmp_path / "history.jsonl", lambda: object(), primary=A)
     assert [(r.name, r.ok) for r in results] == [("no_loss", False), ("max_duplicates", False)]

@@ -284,7 +284,7 @@ def render(outcomes: Sequence[tuple[Case, Outcome]]) -> str:
 def main(argv: Sequence[str]) -> int:
     import tempfile
 
-    from spark_checks.session import build_spark_session
+    from spark_checks.spark.session import build_spark_session
 
     from .conftest import TEST_CONF, TEST_JAVA_OPTIONS
 

@@ -31,7 +31,7 @@ TEST_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 
 @pytest.fixture(scope="session")
 def spark() -> Iterator[SparkSession]:
-    from spark_checks.session import MASTER_ENV, build_spark_session
+    from spark_checks.spark.session import MASTER_ENV, build_spark_session
 
     session = build_spark_session(
         os.environ.get(MASTER_ENV, "local[2]"), conf=TEST_CONF, log_level="ERROR", java_options=TEST_JAVA_OPTIONS

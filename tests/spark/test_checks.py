@@ -15,7 +15,7 @@ from .histories import MS, T0, A, B, Builder, failover_history, key_of
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-    from spark_checks.load import History
+    from spark_checks.spark.load import History
 
 Load = Callable[[Builder], "History"]
 Shared = Callable[[str, Callable[[], Builder]], "History"]
@@ -24,7 +24,7 @@ Shared = Callable[[str, Callable[[], Builder]], "History"]
 @pytest.fixture
 def load(spark: SparkSession, tmp_path: Path) -> Iterator[Load]:
     """Write a builder's events with the history writer (JSON Lines) and load them into Spark (cached)."""
-    from spark_checks.load import load_history
+    from spark_checks.spark.load import load_history
 
     loaded: list[History] = []
 
@@ -42,7 +42,7 @@ def load(spark: SparkSession, tmp_path: Path) -> Iterator[Load]:
 @pytest.fixture(scope="module")
 def shared(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shared]:
     """Like ``load``, for histories several tests read: each is written and loaded once per module, by name."""
-    from spark_checks.load import load_history
+    from spark_checks.spark.load import load_history
 
     folder = tmp_path_factory.mktemp("shared")
     loaded: dict[str, History] = {}

@@ -65,8 +65,8 @@ def test_random_histories_give_the_same_figures_everywhere(
     """150 histories in one file, each its own topic: the figures rows are per history. Frame, buckets (any
     number of buckets, either reader, laid out beforehand) and the single-process checker agree."""
     from spark_checks import load_history
-    from spark_checks.layout import lay_out
-    from spark_checks.vectorised import figures_of_table, read_parquet
+    from spark_checks.arrays.layout import lay_out
+    from spark_checks.arrays.vectorised import figures_of_table, read_parquet
 
     with load_history(spark, random_history, engine="frame") as frame:
         expected = frame.figures.comparable()
@@ -96,7 +96,7 @@ def _checks(history: Any) -> list[Any]:
 
 def test_auto_picks_buckets_for_local_parquet_and_the_frame_otherwise(spark: SparkSession, tmp_path: Path) -> None:
     from spark_checks import load_history
-    from spark_checks.load import choose_engine
+    from spark_checks.spark.load import choose_engine
 
     from .histories import failover_history
 

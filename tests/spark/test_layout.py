@@ -1,5 +1,5 @@
-"""The layout of a Parquet history in buckets (spark_checks.layout) and the lag percentiles from bucket summaries
-(spark_checks.lag_summary): no Spark here, only files and arrays."""
+"""The layout of a Parquet history in buckets (spark_checks.arrays.layout) and the lag percentiles from bucket summaries
+(spark_checks.arrays.lag_summary): no Spark here, only files and arrays."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from spark_checks import layout as layout_module
-from spark_checks.lag_summary import POINTS, percentiles, summarise
-from spark_checks.layout import Layout, assign, choose_buckets, lay_out
+from spark_checks.arrays import layout as layout_module
+from spark_checks.arrays.lag_summary import POINTS, percentiles, summarise
+from spark_checks.arrays.layout import Layout, assign, choose_buckets, lay_out
 from tests.benchmark_scripts import load_benchmark
 
 BENCH = load_benchmark("spark_checker")

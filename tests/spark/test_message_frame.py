@@ -1,4 +1,5 @@
-"""The one pass every check reads (spark_checks.messages): one shuffle by producer, and the same answers either way."""
+"""The one pass every check reads (spark_checks.spark.messages): one shuffle by producer, the same answers either
+way."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ def test_the_message_frame_shuffles_the_events_once_by_producer(
 ) -> None:
     """First ack, receipts, duplicates and both ordering scopes (first receipts and each cluster's stream): one
     Exchange (by producer), a few local sorts."""
-    from spark_checks.load import load_history
+    from spark_checks.spark.load import load_history
 
     history = load_history(spark, failover_history(per_producer=3).write(tmp_path / "h.jsonl"), cache=False)
     plan = _plan(history.messages, capsys)
@@ -52,8 +53,8 @@ def _reorders_among_interleavings() -> Builder:
 
 def test_ordering_per_class_is_the_same_with_windows_partitioned_by_class(spark: SparkSession, tmp_path: Path) -> None:
     """Beyond MAX_INLINE_CLASSES ack clusters the running maxima are partitioned by class: same kinds and maxima."""
-    from spark_checks import messages
-    from spark_checks.load import load_history
+    from spark_checks.spark import messages
+    from spark_checks.spark.load import load_history
 
     history = load_history(spark, _reorders_among_interleavings().write(tmp_path / "h.jsonl"), cache=False)
     assert len(history.ack_clusters) == 3

@@ -15,14 +15,14 @@ from .histories import Builder, failover_history
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-    from spark_checks.load import History
+    from spark_checks.spark.load import History
 
 Load = Callable[[Builder], "History"]
 
 
 @pytest.fixture
 def load(spark: SparkSession, tmp_path: Path) -> Iterator[Load]:
-    from spark_checks.load import load_history
+    from spark_checks.spark.load import load_history
 
     loaded: list[History] = []
 

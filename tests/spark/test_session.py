@@ -1,10 +1,10 @@
-"""The session's JVM options (spark_checks.session): no Spark started here, only the settings it would use."""
+"""The session's JVM options (spark_checks.spark.session): no Spark started here, only the settings it would use."""
 
 from __future__ import annotations
 
 import pytest
 
-from spark_checks.session import DEFAULT_JAVA_OPTIONS, _chooses_collector
+from spark_checks.spark.session import DEFAULT_JAVA_OPTIONS, _chooses_collector
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ import pytest
 
 from pytest_pulsar_ha.history import Event
 from pytest_pulsar_ha.history.segments import ParquetSegments
-from spark_checks.standalone import LocalSparkCluster
+from spark_checks.spark.standalone import LocalSparkCluster
 
 # A minute and a half here (two JVM daemons, then a checker session on them): make soak runs it, beside the soak
 # whose histories are what a Spark cluster is for; make test keeps local[*].

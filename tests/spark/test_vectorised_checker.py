@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_pulsar_ha.history import arrow_schema
-from spark_checks.vectorised import check_parquet, check_table
+from spark_checks.arrays.vectorised import check_parquet, check_table
 from tests.benchmark_scripts import load_benchmark
 
 BENCH = load_benchmark("spark_checker")
