@@ -129,10 +129,12 @@ def remote_entry(coordinate: Coordinate, base: str | None = None) -> LockEntry:
 def _served_entry(coordinate: Coordinate) -> LockEntry | None:
     import urllib.error
 
+    from pytest_pulsar_ha.provisioning.metadata_resolve import not_served
+
     try:
         return remote_entry(coordinate)
-    except urllib.error.HTTPError as exc:
-        if exc.code == 404:
+    except urllib.error.URLError as exc:
+        if not_served(exc):
             return None
         raise
 

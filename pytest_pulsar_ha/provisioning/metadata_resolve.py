@@ -53,8 +53,8 @@ def http_fetch(base: str, keep: Path | None = None) -> Fetch:
             try:
                 with urllib.request.urlopen(f"{base.rstrip('/')}/{path}", timeout=60) as response:
                     memo[path] = response.read()
-            except urllib.error.HTTPError as exc:
-                if exc.code != 404:
+            except urllib.error.URLError as exc:
+                if not not_served(exc):
                     raise
                 memo[path] = None
             if kept is not None:
@@ -67,6 +67,13 @@ def http_fetch(base: str, keep: Path | None = None) -> Fetch:
         return memo[path]
 
     return fetch
+
+
+def not_served(error: urllib.error.URLError) -> bool:
+    """A 404, or a missing file of a ``file://`` repository."""
+    if isinstance(error, urllib.error.HTTPError):
+        return error.code == 404
+    return isinstance(error.reason, FileNotFoundError)
 
 
 def version_key(version: str) -> tuple[tuple[int, int | str], ...]:
@@ -167,8 +174,8 @@ class Resolver:
         for entry in chosen.get("files", []):
             name = str(entry["url"])
             if not platform and name.endswith(".jar"):
-                stem = base.rsplit("/", 1)[-1]  # artifact-version
-                classifier = name.removeprefix(stem).removesuffix(".jar").lstrip("-")
+                stem = base.rsplit("/", 1)[-1] + "-"  # artifact-version-
+                classifier = name.removeprefix(stem).removesuffix(".jar") if name.startswith(stem) else ""
                 module.files.append((classifier, "jar"))
         for entry in chosen.get("dependencies", []):
             module.dependencies.append(_gradle_dependency(entry))

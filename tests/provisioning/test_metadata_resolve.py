@@ -6,12 +6,15 @@ lock, written that way."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pytest_pulsar_ha.provisioning.maven_lock import read_lock
+from pytest_pulsar_ha.provisioning import lockgen
+from pytest_pulsar_ha.provisioning.maven_lock import parse_lock, read_lock
 from pytest_pulsar_ha.provisioning.metadata_resolve import Dependency, Resolver, version_key
 
 
@@ -202,3 +205,43 @@ def test_the_committed_5_0_1_lock_is_the_published_metadatas_runtime() -> None:
     kinds = [(e.coordinate.group, e.coordinate.artifact, e.coordinate.classifier) for e in entries]
     assert len(set(kinds)) == len(kinds)
     assert 300 <= len(entries) <= 340 and 230e6 < sum(e.size for e in entries) < 280e6
+
+
+def test_lockgen_writes_the_published_runtime_as_a_lock_naming_what_it_read_in_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``lockgen pulsar --resolver metadata`` on a ``file://`` repository: each jar's entry from its ``.sha1`` and
+    size; a jar that is not served refuses, or with ``--allow-missing`` is left out and named in the header."""
+    repository = tmp_path / "repository"
+    for path, text in {**REPOSITORY, **_renamed("org.example", "broker", "pulsar-broker")}.items():
+        (repository / path).parent.mkdir(parents=True, exist_ok=True)
+        (repository / path).write_text(text)
+    found = Resolver(lambda p: (repository / p).read_bytes() if (repository / p).is_file() else None).resolve(
+        [Dependency("org.apache.pulsar", "pulsar-broker", "5.0.1")]
+    )
+    for coordinate in found.artifacts:
+        if coordinate.artifact != "native":  # not served
+            jar = repository / coordinate.path
+            jar.write_bytes(coordinate.artifact.encode())
+            jar.with_name(jar.name + ".sha1").write_text(hashlib.sha1(jar.read_bytes()).hexdigest() + "  x.jar\n")
+    monkeypatch.setenv("PULSAR_HA_MAVEN_REPOSITORY", repository.as_uri())
+    monkeypatch.delenv("PULSAR_HA_LOCKGEN_KEEP", raising=False)
+    argv = ["pulsar", "5.0.1", "--resolver", "metadata", "--locks", str(tmp_path / "locks"), "--exclude", "com.kmp:*"]
+    assert lockgen.main(argv) == 2  # org.bk:native is not served
+    assert lockgen.main([*argv, "--allow-missing"]) == 0
+    text = (tmp_path / "locks" / "pulsar-5.0.1.lock").read_text()
+    assert "#   org.bk:bookkeeper:4.18.2 (not served) read as 4.18.0\n" in text
+    assert "# not served here, left out: org.bk:native:4.18.2:linux-x86_64\n" in text
+    assert "# left out: com.kmp:*\n" in text
+    entries = {str(e.coordinate): e for e in parse_lock(text)}
+    assert "com.kmp:okio-jvm:3.0" not in entries
+    broker = entries["org.apache.pulsar:pulsar-broker:5.0.1"]
+    assert (broker.size, broker.sha1) == (13, hashlib.sha1(b"pulsar-broker").hexdigest())
+
+
+def _renamed(group: str, artifact: str, new_artifact: str) -> dict[str, str]:
+    """The test repository's root module under Pulsar's coordinates (lockgen resolves org.apache.pulsar)."""
+    variants = json.loads(REPOSITORY[_path(group, artifact, "5.0.1", "module")])["variants"]
+    (runtime,) = [v for v in variants if v["name"] == "runtimeElements"]
+    module = _module("org.apache.pulsar", new_artifact, "5.0.1", runtime["dependencies"])
+    return {_path("org.apache.pulsar", new_artifact, "5.0.1", "module"): module}
