@@ -21,7 +21,7 @@ import pulsar
 from pulsar_ha_providers import AutoClusterFailover, ClusterEndpoint
 from pytest_pulsar_ha import HaSettings, build_environment
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.workload.steady import SteadyWorkload
+from pytest_pulsar_ha.workload.one_topic import OneTopicWorkload
 
 CHECK_S, FAILOVER_S, SWITCH_BACK_S, FAULT_S = 1.0, 3.0, 5.0, 12.0
 
@@ -51,7 +51,7 @@ def native(env: PulsarHaEnvironment) -> Any:
 def run_one(env: PulsarHaEnvironment, provider: Any, fault: str) -> dict[str, float | str]:
     client = env.client(provider, operation_timeout_seconds=5)
     backup_url = env.cluster("cluster-b").service_url
-    work = SteadyWorkload(client, f"persistent://{env.create_geo_namespace()}/bench").start()
+    work = OneTopicWorkload(client, f"persistent://{env.create_geo_namespace()}/bench").start()
     try:
         work.wait_for_acks(20)
         failures_before = work.failures

@@ -122,12 +122,12 @@ SMOKE_ACKS = 40
 
 def _smoke_workload(env: PulsarHaEnvironment, namespace: str) -> tuple[str, bool]:
     """The workload driver for a few seconds on the first cluster: every acknowledged send received?"""
-    from pytest_pulsar_ha.workload.steady import SteadyWorkload
+    from pytest_pulsar_ha.workload.one_topic import OneTopicWorkload
 
     name = env.names[0]
     client = env.client(name, operation_timeout_seconds=30)
     try:
-        work = SteadyWorkload(client, f"persistent://{namespace}/smoke").start()
+        work = OneTopicWorkload(client, f"persistent://{namespace}/smoke").start()
         try:
             work.wait_for_acks(SMOKE_ACKS, timeout=60)
         finally:

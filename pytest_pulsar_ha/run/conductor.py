@@ -30,7 +30,7 @@ from pytest_pulsar_ha.report.result import ScenarioResult
 from pytest_pulsar_ha.run.context import RunContext
 from pytest_pulsar_ha.run.history import store_for
 from pytest_pulsar_ha.run.parts import PARTS, RunPart
-from pytest_pulsar_ha.run.steady import STEADY_STATE_SECONDS, keep_deadlocks, restart_deadlocked, steady_state
+from pytest_pulsar_ha.run.steady_state import STEADY_STATE_SECONDS, keep_deadlocks, restart_deadlocked, steady_state
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
 from pytest_pulsar_ha.scenario.generate import with_drawn_faults
 from pytest_pulsar_ha.scenario.loader import ScenarioCase

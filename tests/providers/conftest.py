@@ -7,7 +7,7 @@ import pytest
 
 from pulsar_ha_providers import ClusterEndpoint
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.workload.steady import SteadyWorkload
+from pytest_pulsar_ha.workload.one_topic import OneTopicWorkload
 
 
 @pytest.fixture
@@ -20,13 +20,15 @@ def endpoint(pulsar_ha: PulsarHaEnvironment) -> Callable[[str], ClusterEndpoint]
 
 
 @pytest.fixture
-def run_workload(pulsar_ha: PulsarHaEnvironment, geo_namespace: str) -> Iterator[Callable[[Any, str], SteadyWorkload]]:
+def run_workload(
+    pulsar_ha: PulsarHaEnvironment, geo_namespace: str
+) -> Iterator[Callable[[Any, str], OneTopicWorkload]]:
     """Start a steady workload on a client built from a provider; everything is closed after the test."""
-    started: list[tuple[Any, SteadyWorkload]] = []
+    started: list[tuple[Any, OneTopicWorkload]] = []
 
-    def start(provider: Any, topic: str = "steady") -> SteadyWorkload:
+    def start(provider: Any, topic: str = "steady") -> OneTopicWorkload:
         client = pulsar_ha.client(provider, operation_timeout_seconds=5)
-        workload = SteadyWorkload(client, f"persistent://{geo_namespace}/{topic}").start()
+        workload = OneTopicWorkload(client, f"persistent://{geo_namespace}/{topic}").start()
         started.append((client, workload))
         return workload
 

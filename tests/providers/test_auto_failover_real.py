@@ -10,7 +10,7 @@ import pytest
 
 from pulsar_ha_providers import AutoClusterFailover, ClusterEndpoint, SwitchEvent
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.workload.steady import SteadyWorkload
+from pytest_pulsar_ha.workload.one_topic import OneTopicWorkload
 
 pytestmark = pytest.mark.real_clusters
 
@@ -36,7 +36,7 @@ def auto(endpoint: Callable[[str], ClusterEndpoint], names: list[str], probe: st
 def test_primary_outage_switches_over_and_back_in_time_without_loss(
     pulsar_ha: PulsarHaEnvironment,
     endpoint: Callable[[str], ClusterEndpoint],
-    run_workload: Callable[..., SteadyWorkload],
+    run_workload: Callable[..., OneTopicWorkload],
 ) -> None:
     provider = auto(endpoint, ["cluster-a", "cluster-b"])
     work = run_workload(provider)
@@ -72,7 +72,7 @@ def test_primary_outage_switches_over_and_back_in_time_without_loss(
 def test_a_flapping_primary_does_not_switch_back_early(
     pulsar_ha: PulsarHaEnvironment,
     endpoint: Callable[[str], ClusterEndpoint],
-    run_workload: Callable[..., SteadyWorkload],
+    run_workload: Callable[..., OneTopicWorkload],
 ) -> None:
     provider = auto(endpoint, ["cluster-a", "cluster-b"])
     work = run_workload(provider)
@@ -122,7 +122,7 @@ def test_no_healthy_secondary_means_no_switch(
 def test_three_clusters_with_the_first_secondary_down_go_to_the_second(
     pulsar_ha: PulsarHaEnvironment,
     endpoint: Callable[[str], ClusterEndpoint],
-    run_workload: Callable[..., SteadyWorkload],
+    run_workload: Callable[..., OneTopicWorkload],
 ) -> None:
     provider = auto(endpoint, ["cluster-a", "cluster-b", "cluster-c"])
     work = run_workload(provider)
@@ -147,7 +147,7 @@ def test_three_clusters_with_the_first_secondary_down_go_to_the_second(
 def test_active_secondary_dying_moves_to_the_next_secondary(
     pulsar_ha: PulsarHaEnvironment,
     endpoint: Callable[[str], ClusterEndpoint],
-    run_workload: Callable[..., SteadyWorkload],
+    run_workload: Callable[..., OneTopicWorkload],
 ) -> None:
     provider = auto(endpoint, ["cluster-a", "cluster-b", "cluster-c"])
     work = run_workload(provider)
@@ -170,7 +170,7 @@ def test_active_secondary_dying_moves_to_the_next_secondary(
 def test_hung_primary_tcp_probe_never_fails_over_lookup_probe_does(
     pulsar_ha: PulsarHaEnvironment,
     endpoint: Callable[[str], ClusterEndpoint],
-    run_workload: Callable[..., SteadyWorkload],
+    run_workload: Callable[..., OneTopicWorkload],
 ) -> None:
     tcp = auto(endpoint, ["cluster-a", "cluster-b"], probe="tcp")
     lookup = auto(endpoint, ["cluster-a", "cluster-b"], probe="lookup")
@@ -196,7 +196,7 @@ def test_hung_primary_tcp_probe_never_fails_over_lookup_probe_does(
 def test_every_probe_and_switch_is_an_event_with_a_timestamp(
     pulsar_ha: PulsarHaEnvironment,
     endpoint: Callable[[str], ClusterEndpoint],
-    run_workload: Callable[..., SteadyWorkload],
+    run_workload: Callable[..., OneTopicWorkload],
 ) -> None:
     provider = auto(endpoint, ["cluster-a", "cluster-b"])
     seen: list[Any] = []

@@ -11,7 +11,7 @@ import pytest
 from pulsar_ha_providers import ClusterEndpoint, ControlledClusterFailover, UrlProviderService
 from pulsar_ha_providers.url_provider_service import MISBEHAVIOURS
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.workload.steady import SteadyWorkload
+from pytest_pulsar_ha.workload.one_topic import OneTopicWorkload
 
 pytestmark = pytest.mark.real_clusters
 
@@ -34,7 +34,7 @@ def test_operator_switch_and_back(
     pulsar_ha: PulsarHaEnvironment,
     url_provider: UrlProviderService,
     endpoint: Callable[[str], ClusterEndpoint],
-    run_workload: Callable[..., SteadyWorkload],
+    run_workload: Callable[..., OneTopicWorkload],
 ) -> None:
     provider = controlled(endpoint, url_provider)
     work = run_workload(provider)
@@ -65,7 +65,7 @@ def test_bad_answers_never_switch_a_live_client(
     pulsar_ha: PulsarHaEnvironment,
     url_provider: UrlProviderService,
     endpoint: Callable[[str], ClusterEndpoint],
-    run_workload: Callable[..., SteadyWorkload],
+    run_workload: Callable[..., OneTopicWorkload],
 ) -> None:
     provider = controlled(endpoint, url_provider)
     work = run_workload(provider)

@@ -12,8 +12,8 @@ import pytest
 from pulsar_ha_providers import AutoClusterFailover, ClusterEndpoint, ControlledClusterFailover, UrlProviderService
 from pytest_pulsar_ha import ClusterSpec, HaSettings, build_environment
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
+from pytest_pulsar_ha.workload.one_topic import OneTopicWorkload
 from pytest_pulsar_ha.workload.replication_probe import prove_replication
-from pytest_pulsar_ha.workload.steady import SteadyWorkload
 
 pytestmark = pytest.mark.real_clusters
 
@@ -66,7 +66,7 @@ def test_auto_failover_switches_credentials_with_the_url(secure: PulsarHaEnviron
         switch_back_delay=3,
     )
     client = secure.client(provider, operation_timeout_seconds=5)
-    work = SteadyWorkload(client, f"persistent://{secure.create_geo_namespace()}/auto").start()
+    work = OneTopicWorkload(client, f"persistent://{secure.create_geo_namespace()}/auto").start()
     try:
         work.wait_for_acks(10)
         fault = time.time()
@@ -103,7 +103,7 @@ def test_controlled_failover_takes_credentials_from_the_url_provider(
     with UrlProviderService(configs, "secure-a") as service:
         provider = ControlledClusterFailover(endpoint(secure, "secure-a"), service.url, check_interval=0.5)
         client = secure.client(provider, operation_timeout_seconds=5)
-        work = SteadyWorkload(client, f"persistent://{secure.create_geo_namespace()}/controlled").start()
+        work = OneTopicWorkload(client, f"persistent://{secure.create_geo_namespace()}/controlled").start()
         try:
             work.wait_for_acks(10)
             assert provider.events.switches() == []  # same URL and same token: nothing to do

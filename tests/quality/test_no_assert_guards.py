@@ -36,8 +36,8 @@ def test_ruff_forbids_assert_in_the_packages_only() -> None:
 def test_waiting_for_acks_times_out_with_an_exception_even_under_python_O() -> None:
     code = textwrap.dedent(
         """
-        from pytest_pulsar_ha.workload.steady import SteadyWorkload
-        work = SteadyWorkload(None, "t")
+        from pytest_pulsar_ha.workload.one_topic import OneTopicWorkload
+        work = OneTopicWorkload(None, "t")
         try:
             work.wait_for_acks(1, timeout=0.2)
         except TimeoutError as exc:

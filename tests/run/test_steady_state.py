@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from pytest_pulsar_ha.report.result import ScenarioResult
-from pytest_pulsar_ha.run.steady import keep_deadlocks, restart_deadlocked, steady_state
+from pytest_pulsar_ha.run.steady_state import keep_deadlocks, restart_deadlocked, steady_state
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
 
 BLOCK = (Path(__file__).parents[1] / "checks" / "data" / "deadlock-topic-migrated.txt").read_text()

@@ -2,7 +2,7 @@
 and benchmarks that hold a client themselves (e.g. a failover provider's): a steady open-loop producer and one
 consumer, recorded in a history like a scenario's, with questions asked of that history.
 
-Which cluster acknowledged a send is read from the brokers' storage by :meth:`SteadyWorkload.attribute` (the same
+Which cluster acknowledged a send is read from the brokers' storage by :meth:`OneTopicWorkload.attribute` (the same
 attribution as the scenarios', :mod:`pytest_pulsar_ha.workload.storage_lookup`).
 """
 
@@ -32,7 +32,7 @@ class Ack:
         return cls(event.seq or 0, event.ts_ns / 1e9, event.message_id, event.cluster)
 
 
-class SteadyWorkload:
+class OneTopicWorkload:
     """Sends every ``interval`` seconds to ``topic`` through ``client`` (open loop: on time whether or not the
     cluster answers) and consumes on one exclusive subscription; everything goes into :attr:`log`."""
 
@@ -55,7 +55,7 @@ class SteadyWorkload:
         self.driver = Workload(client, plan, self.log)
         self.stopped = False
 
-    def start(self) -> SteadyWorkload:
+    def start(self) -> OneTopicWorkload:
         self.driver.start()
         return self
 
