@@ -59,7 +59,7 @@ multi-broker: setup
 # The PIP-188 scenarios in which the Pulsar client stalls for good (mark `wedges_client`: its threads never
 # return, and later clients of the same process can stall too), each in a pytest process of its own.
 migration-chaos: setup
-	@status=0; for id in $$($(PY) -m pytest scenarios tests/components/migration -m wedges_client --collect-only -q -p no:cacheprovider | grep '::'); do \
+	@status=0; for id in $$($(PY) -m pytest scenarios tests/pips/migration -m wedges_client --collect-only -q -p no:cacheprovider | grep '::'); do \
 		$(PY) -m pytest "$$id" -p no:cacheprovider $(PYTEST_ARGS) || status=1; done; exit $$status
 
 # A short nightly profile (about 30 minutes here): rounds of the drawn-fault scenarios, each with a fresh seed,

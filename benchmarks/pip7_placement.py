@@ -28,7 +28,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from pytest_pulsar_ha import HaSettings, build_environment  # noqa: E402
-from pytest_pulsar_ha.components.failure_domains import (  # noqa: E402
+from pytest_pulsar_ha.pips.failure_domains import (  # noqa: E402
     cluster_group_placement,
     declare_failure_domains,
     lookup_topic,

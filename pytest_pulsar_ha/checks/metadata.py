@@ -2,7 +2,7 @@
 
 - **last_writer_wins**: the writes are the sync events the clusters published (``metadata_event``: origin cluster
   and origin time as Pulsar stamped them, read from the event topics), the oracle
-  (:mod:`pytest_pulsar_ha.components.metadata_sync.oracle`) says what each path must end as, and the last read
+  (:mod:`pytest_pulsar_ha.pips.metadata_sync.oracle`) says what each path must end as, and the last read
   of each cluster (``metadata_read`` with ``final``) is compared with it. A write the workload made that no event
   topic shows is missing evidence, never a pass.
 - **converged**: from the reads, when every cluster last changed to the value they all end with, measured from
@@ -18,8 +18,8 @@ from typing import Any
 
 from pytest_pulsar_ha.checks.registry import CheckContext, checker
 from pytest_pulsar_ha.checks.result import CheckResult, no_evidence
-from pytest_pulsar_ha.components.metadata_sync.oracle import PULSAR_TIE_RULES, MetadataWrite, TieRule, divergences
 from pytest_pulsar_ha.history import FAULT_END, METADATA_EVENT, METADATA_READ, METADATA_WRITE, Event
+from pytest_pulsar_ha.pips.metadata_sync.oracle import PULSAR_TIE_RULES, MetadataWrite, TieRule, divergences
 from pytest_pulsar_ha.scenario.expectations import ConvergedExpectation, LastWriterWinsExpectation
 
 MAX_SHOWN = 4

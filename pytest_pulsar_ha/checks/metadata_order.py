@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pytest_pulsar_ha.checks.metadata import final_holdings, missing_evidence, published_writes, workload_writes
 from pytest_pulsar_ha.checks.registry import CheckContext, checker
 from pytest_pulsar_ha.checks.result import CheckResult, no_evidence
-from pytest_pulsar_ha.components.metadata_sync.oracle import MetadataWrite
 from pytest_pulsar_ha.history import Event
+from pytest_pulsar_ha.pips.metadata_sync.oracle import MetadataWrite
 from pytest_pulsar_ha.scenario.expectations import LatestWriteKeptExpectation
 
 

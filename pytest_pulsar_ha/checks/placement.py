@@ -1,6 +1,6 @@
 """The PIP-7 expectations, judged on the history only: ``placement`` and ``reassigned``.
 
-Both read the ``probe`` events of :mod:`~pytest_pulsar_ha.components.placement_watch` (owners and placements read from
+Both read the ``probe`` events of :mod:`~pytest_pulsar_ha.pips.placement_watch` (owners and placements read from
 Pulsar while the scenario ran) and the ``fault_start`` / ``fault_end`` events of the nemesis.
 
 * ``placement``: the reading taken last before the faults, and the reading taken last while the fault was in
@@ -23,14 +23,14 @@ from dataclasses import dataclass
 from pytest_pulsar_ha.checks.faults import RecordedFault
 from pytest_pulsar_ha.checks.registry import CheckContext, checker
 from pytest_pulsar_ha.checks.result import CheckResult, no_evidence
-from pytest_pulsar_ha.components.failure_domains import GroupPlacement
-from pytest_pulsar_ha.components.placement_watch import (
+from pytest_pulsar_ha.history import ACK, PROBE, Event
+from pytest_pulsar_ha.pips.failure_domains import GroupPlacement
+from pytest_pulsar_ha.pips.placement_watch import (
     OWNER_PROBE,
     PLACEMENT_PROBE,
     WATCH_PROCESS,
     placement_from_detail,
 )
-from pytest_pulsar_ha.history import ACK, PROBE, Event
 from pytest_pulsar_ha.scenario.expectations import (
     PlacementExpectation,
     PlacementSpec,

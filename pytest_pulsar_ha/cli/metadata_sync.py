@@ -29,7 +29,7 @@ TOKEN_VARIABLE = "PULSAR_HA_SYNC_TOKEN"
 
 def add_metadata_sync_parser(sub: Any) -> None:
     """Register ``metadata-sync`` on the ``pulsar-ha`` subcommands."""
-    from pytest_pulsar_ha.components.metadata_sync.bootstrap import EVENT_TOPIC
+    from pytest_pulsar_ha.pips.metadata_sync.bootstrap import EVENT_TOPIC
 
     parser = sub.add_parser(
         "metadata-sync",
@@ -52,8 +52,8 @@ def cmd_metadata_sync(args: argparse.Namespace) -> int:
     import pulsar
 
     from pytest_pulsar_ha.admin.client import AdminClient
-    from pytest_pulsar_ha.components.metadata_sync.documents import ClusterDocuments
-    from pytest_pulsar_ha.components.metadata_sync.reference import ReferenceSynchronizer
+    from pytest_pulsar_ha.pips.metadata_sync.documents import ClusterDocuments
+    from pytest_pulsar_ha.pips.metadata_sync.reference import ReferenceSynchronizer
 
     if not args.admin_url.startswith(("http://", "https://")):
         raise ConfigurationError(f"--admin-url {args.admin_url!r}: expected http://HOST:PORT")

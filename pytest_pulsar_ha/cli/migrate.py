@@ -20,12 +20,12 @@ import os
 import sys
 from typing import Any
 
-from pytest_pulsar_ha.components.migration.endpoints import ClusterEndpoint
-from pytest_pulsar_ha.components.migration.migration import ClusterMigration, MigrationNotDone, PreflightFailed
-from pytest_pulsar_ha.components.migration.preflight import PreflightProblem
-from pytest_pulsar_ha.components.migration.prepare import FIXED_BY_PREPARE
-from pytest_pulsar_ha.components.migration.status import TopicStatus
 from pytest_pulsar_ha.errors import ConfigurationError, PulsarHaError
+from pytest_pulsar_ha.pips.migration.endpoints import ClusterEndpoint
+from pytest_pulsar_ha.pips.migration.migration import ClusterMigration, MigrationNotDone, PreflightFailed
+from pytest_pulsar_ha.pips.migration.preflight import PreflightProblem
+from pytest_pulsar_ha.pips.migration.prepare import FIXED_BY_PREPARE
+from pytest_pulsar_ha.pips.migration.status import TopicStatus
 
 STEPS = ("preflight", "prepare", "start", "status", "wait", "rollback")
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2

@@ -130,7 +130,7 @@ FINDINGS: tuple[Finding, ...] = (
         "a tie goes to the lexicographically smaller cluster name",
         "an event from a smaller name is ignored, so the larger name wins",
         elsewhere="read in 4.0.8's source; the reference synchronizer's oracle computes both rules "
-        "(components/metadata_sync/oracle.py) and the last_writer_wins check names the one a run matched",
+        "(pips/metadata_sync/oracle.py) and the last_writer_wins check names the one a run matched",
     ),
     Finding(
         "lookup-coalescing-26244",
@@ -151,7 +151,7 @@ FINDINGS: tuple[Finding, ...] = (
         "apache/pulsar#26473, fixed in 4.0.14 / 4.2.5",
         "the admin call refuses a ClusterUrl without brokerServiceUrl",
         "4.0.8 stores it; clients are then redirected nowhere",
-        elsewhere="the migration preflight refuses it before the switch (tests/components/migration/"
+        elsewhere="the migration preflight refuses it before the switch (tests/pips/migration/"
         "test_preflight_real.py, target-url-unusable)",
     ),
     Finding(

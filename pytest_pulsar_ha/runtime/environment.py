@@ -26,7 +26,7 @@ from pytest_pulsar_ha.settings.clusters import ClusterSpec, ordered_pairs
 if TYPE_CHECKING:
     import pulsar
 
-    from pytest_pulsar_ha.components.metadata_sync.service import SynchronizerService
+    from pytest_pulsar_ha.pips.metadata_sync.service import SynchronizerService
 
 GEO_TENANT = "pulsar-ha"
 RETENTION = {"retentionTimeInMinutes": 120, "retentionSizeInMB": 512}
@@ -178,7 +178,7 @@ class PulsarHaEnvironment:
     def _start_metadata_sync(self) -> None:
         """PIP-136 among the clusters that ask for it (``ClusterSpec.metadata_sync``), after the registrations:
         the event namespace first, then each cluster's synchronizer."""
-        from pytest_pulsar_ha.components.metadata_sync.bootstrap import enable_pulsar_sync, prepare_event_namespace
+        from pytest_pulsar_ha.pips.metadata_sync.bootstrap import enable_pulsar_sync, prepare_event_namespace
 
         members = [spec.name for spec in self.specs if spec.metadata_sync is not None]
         if not members:
@@ -200,9 +200,9 @@ class PulsarHaEnvironment:
         import pulsar
 
         from pytest_pulsar_ha.admin.client import AdminClient
-        from pytest_pulsar_ha.components.metadata_sync.documents import ClusterDocuments
-        from pytest_pulsar_ha.components.metadata_sync.reference import ReferenceSynchronizer
-        from pytest_pulsar_ha.components.metadata_sync.service import SynchronizerService
+        from pytest_pulsar_ha.pips.metadata_sync.documents import ClusterDocuments
+        from pytest_pulsar_ha.pips.metadata_sync.reference import ReferenceSynchronizer
+        from pytest_pulsar_ha.pips.metadata_sync.service import SynchronizerService
 
         cluster = self.clusters[name]
 

@@ -28,7 +28,7 @@ class ClusterSpec:
     ``metadata_sync`` gives the cluster a configuration store of its own (PIP-136 needs one per cluster) and
     keeps it in sync with the other clusters that have one: ``"pulsar"`` with Pulsar's own synchronizer
     (``configurationMetadataSyncEventTopic``), ``"reference"`` with this project's
-    (:mod:`pytest_pulsar_ha.components.metadata_sync`), ``"store"`` by nothing the harness runs (bring your own
+    (:mod:`pytest_pulsar_ha.pips.metadata_sync`), ``"store"`` by nothing the harness runs (bring your own
     synchronizer, e.g. ``pulsar-ha metadata-sync``); None: the configuration store is the metadata store.
     """
 

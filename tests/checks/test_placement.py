@@ -11,9 +11,9 @@ from pytest_pulsar_ha.checks.placement import (
     judge_reassigned,
     live_spread_problems,
 )
-from pytest_pulsar_ha.components.failure_domains import BundlePlacement, GroupPlacement
-from pytest_pulsar_ha.components.placement_watch import WATCH_PROCESS, placement_detail, placement_from_detail
 from pytest_pulsar_ha.history import ACK, PROBE, Event
+from pytest_pulsar_ha.pips.failure_domains import BundlePlacement, GroupPlacement
+from pytest_pulsar_ha.pips.placement_watch import WATCH_PROCESS, placement_detail, placement_from_detail
 from pytest_pulsar_ha.scenario.expectations import PlacementSpec, ReassignedSpec
 from pytest_pulsar_ha.scenario.quantities import Duration
 

@@ -34,7 +34,7 @@ RANKS: dict[str, int] = {
     "process": 2,
     "settings": 3,
     "network": 4,
-    "components": 5,
+    "pips": 5,
     "runtime": 6,
     "workload": 7,
     "nemesis": 7,

@@ -24,11 +24,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from pytest_pulsar_ha.admin.client import AdminClient
-from pytest_pulsar_ha.components.metadata_sync.bootstrap import EVENT_TOPIC
-from pytest_pulsar_ha.components.metadata_sync.event_codec import MetadataEventError, decode
-from pytest_pulsar_ha.components.metadata_sync.oracle import MetadataWrite, converged
-from pytest_pulsar_ha.components.metadata_sync.policies import POLICIES, canonical
 from pytest_pulsar_ha.history import METADATA_EVENT, METADATA_READ, METADATA_WRITE, Event, now_ns
+from pytest_pulsar_ha.pips.metadata_sync.bootstrap import EVENT_TOPIC
+from pytest_pulsar_ha.pips.metadata_sync.event_codec import MetadataEventError, decode
+from pytest_pulsar_ha.pips.metadata_sync.oracle import MetadataWrite, converged
+from pytest_pulsar_ha.pips.metadata_sync.policies import POLICIES, canonical
 from pytest_pulsar_ha.run.context import RunContext
 from pytest_pulsar_ha.run.parts import stages
 from pytest_pulsar_ha.run.parts.base import Part

@@ -1,6 +1,6 @@
 """A scenario's `migrate` entries (PIP-188) on the environment: subscriptions prepared on the target before the
 workload starts, the switch when the nemesis reaches the entry (with a ``migration_start`` event and a
-:class:`~pytest_pulsar_ha.components.migration.watch.MigrationWatch` recording what blue does), and the flags
+:class:`~pytest_pulsar_ha.pips.migration.watch.MigrationWatch` recording what blue does), and the flags
 rolled back when the scenario ends, so the environment serves the next scenario as before."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import json
 import urllib.parse
 from collections.abc import Callable, Sequence
 
-from pytest_pulsar_ha.components.migration import ClusterEndpoint, rollback_migration, start_migration
-from pytest_pulsar_ha.components.migration.status import topic_path
-from pytest_pulsar_ha.components.migration.watch import WATCH_PROCESS, MigrationWatch
 from pytest_pulsar_ha.history import MIGRATION_START, Event, now_ns
+from pytest_pulsar_ha.pips.migration import ClusterEndpoint, rollback_migration, start_migration
+from pytest_pulsar_ha.pips.migration.status import topic_path
+from pytest_pulsar_ha.pips.migration.watch import WATCH_PROCESS, MigrationWatch
 from pytest_pulsar_ha.run.context import RunContext, expand_partitions
 from pytest_pulsar_ha.run.parts.base import Part
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment

@@ -16,14 +16,14 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 
-from pytest_pulsar_ha.components.failure_domains import (
+from pytest_pulsar_ha.errors import AdminError
+from pytest_pulsar_ha.pips.failure_domains import (
     declare_failure_domains,
     delete_failure_domain,
     failure_domains,
     set_anti_affinity_group,
 )
-from pytest_pulsar_ha.components.placing import place_namespaces
-from pytest_pulsar_ha.errors import AdminError
+from pytest_pulsar_ha.pips.placing import place_namespaces
 from pytest_pulsar_ha.run.context import RunContext, WorkloadNamespaces
 from pytest_pulsar_ha.run.parts.base import Part
 from pytest_pulsar_ha.run.parts.migrations import migrating_pairs
@@ -81,7 +81,7 @@ def pulsar_group_name(label: str, tenant: str) -> str:
 
 def place_group(env: PulsarHaEnvironment, spaces: WorkloadNamespaces, topic: str, clusters: Sequence[str]) -> None:
     """Have the load manager place the group's namespaces one at a time on every multi-broker cluster of the
-    scenario (:func:`~pytest_pulsar_ha.components.placing.place_namespaces`), before the workload looks them all
+    scenario (:func:`~pytest_pulsar_ha.pips.placing.place_namespaces`), before the workload looks them all
     up at once; nothing when the workload has no group."""
     if spaces.group is None:
         return

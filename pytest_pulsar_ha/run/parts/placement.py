@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pytest_pulsar_ha.components.placement_watch import PlacementWatch, WatchTarget
 from pytest_pulsar_ha.history import Event
+from pytest_pulsar_ha.pips.placement_watch import PlacementWatch, WatchTarget
 from pytest_pulsar_ha.run.context import RunContext, WorkloadNamespaces
 from pytest_pulsar_ha.run.parts import stages
 from pytest_pulsar_ha.run.parts.base import Part

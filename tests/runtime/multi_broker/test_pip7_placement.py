@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 
 from pytest_pulsar_ha.admin.client import AdminClient
-from pytest_pulsar_ha.components.failure_domains import (
+from pytest_pulsar_ha.pips.failure_domains import (
     GroupPlacement,
     anti_affinity_namespaces,
     anti_affinity_namespaces_listed,
@@ -23,7 +23,7 @@ from pytest_pulsar_ha.components.failure_domains import (
     owner_id,
     set_anti_affinity_group,
 )
-from pytest_pulsar_ha.components.placing import PIP7_BROKER_SETTINGS, place_namespaces
+from pytest_pulsar_ha.pips.placing import PIP7_BROKER_SETTINGS, place_namespaces
 from pytest_pulsar_ha.runtime.cluster import Cluster
 from pytest_pulsar_ha.settings.clusters import ClusterSpec
 
@@ -36,7 +36,7 @@ DOMAINS = {"rack-1": [0, 1], "rack-2": [2, 3]}
 
 @pytest.fixture(scope="module")
 def cluster(start_environment: EnvironmentFactory) -> Iterator[Cluster]:
-    settings = dict(PIP7_BROKER_SETTINGS)  # placement from fresh load reports (see components.placing)
+    settings = dict(PIP7_BROKER_SETTINGS)  # placement from fresh load reports (see pips.placing)
     spec = ClusterSpec("cluster-a", brokers=4, broker_settings=settings)
     with start_environment(spec) as env:
         a = env.cluster("cluster-a")

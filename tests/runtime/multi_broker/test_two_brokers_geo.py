@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pulsar
 import pytest
 
-from pytest_pulsar_ha.components.failure_domains import lookup_topic, owner_id, set_anti_affinity_group
+from pytest_pulsar_ha.pips.failure_domains import lookup_topic, owner_id, set_anti_affinity_group
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
 from pytest_pulsar_ha.settings.clusters import ClusterSpec
 from pytest_pulsar_ha.workload.replication_probe import prove_replication

@@ -1,1 +1,0 @@
-"""Operator-facing components over Pulsar's admin API (usable without pytest): PIP-7 failure domains."""
