@@ -66,6 +66,7 @@ def schedule_faults(target: FaultTarget) -> list[ScheduledFault]:
                 pin_end=index in ends,
                 quiet=quiet,
                 settle=settle,
+                end_at_undo=index in cold,
             )
         )
     return out

@@ -40,6 +40,9 @@ class ScheduledFault:
     """for a quiet end: what keeps clients off the cluster while it recovers"""
     settle: Callable[[], None] | None = None
     """for a quiet end: returns once the recovered cluster serves the workload's topics"""
+    end_at_undo: bool = False
+    """a cold end: the recorded end is when the undo begins (the processes started again, resumed, the hang
+    lifted), not once it returned (a restart waits for the cluster to be ready): clients meet it recovering"""
 
 
 @dataclass
@@ -140,13 +143,14 @@ class Nemesis:
             stack = self._open.pop(fault.index, None)
         if stack is None:
             return
+        undone = now_ns()
         try:
             stack.close()
         except Exception as exc:
             self.errors.append(f"{fault.label} could not be undone: {exc}")
         if not record:
             return
-        ts = now_ns()
+        ts = undone if fault.end_at_undo else now_ns()
         self.times[fault.index].ended_ns = ts
         self.log.add(Event(ts, FAULT_END, "nemesis", cluster=fault.cluster, detail=fault.label))
 

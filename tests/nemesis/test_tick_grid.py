@@ -138,3 +138,29 @@ def test_a_quiet_end_keeps_clients_off_until_the_cluster_settled_and_records_the
     assert end.detail == "#0 kill c" and grid.pin(dict(steps)["settled"]) <= reopened + 1e-3
     assert abs((grid.next_tick(reopened) - reopened) - 0.1) < 0.02  # half an interval before a check
     assert any("clients kept off" in note for note in nemesis.notes)
+
+
+def test_a_cold_end_is_recorded_when_the_undo_begins_not_once_it_returned() -> None:
+    """A restart's undo returns once the cluster is ready: a cold end (clients meet it as it recovers) records
+    the moment the processes were started again; any other end, the moment the undo returned."""
+    from pytest_pulsar_ha.history import FAULT_END, EventLog
+
+    undoing: list[int] = []
+
+    @contextlib.contextmanager
+    def slow_restart() -> Iterator[None]:
+        yield
+        undoing.append(time.time_ns())
+        time.sleep(0.3)  # waits for the restarted cluster to be ready
+
+    ends = []
+    for cold in (True, False):
+        log = EventLog()
+        fault = ScheduledFault(0, "#0 kill c", "c", 0.0, 0.05, slow_restart, end_at_undo=cold)
+        nemesis = Nemesis([fault], log)
+        nemesis.start(time.monotonic())
+        nemesis.wait(5)
+        (end,) = [e for e in log.snapshot() if e.type == FAULT_END]
+        ends.append(end.ts_ns - undoing[-1])
+    cold_lag, returned_lag = ends
+    assert cold_lag < 0.1e9 and returned_lag >= 0.3e9
