@@ -5,7 +5,8 @@ version is added, never at run time nor in CI (it needs ``mvn``; what it writes 
     python -m pytest_pulsar_ha.provisioning.lockgen java-driver 4.2.4   # locks/java-driver-4.2.4.lock
     python -m pytest_pulsar_ha.provisioning.lockgen distribution 4.0.8  # locks/distribution-4.0.8.lock
     python -m pytest_pulsar_ha.provisioning.lockgen pulsar 5.0.1 --resolver metadata \
-        --exclude org.apache.bookkeeper.tests:stream-storage-tests-common  # without Maven (see lock_pulsar_published)
+        --platform io.netty:netty-bom:4.2.19.Final --allow-missing \
+        --exclude org.apache.bookkeeper.tests:stream-storage-tests-common  # no Maven (see lock_pulsar_published)
 
 ``pulsar``: what Maven resolves for ``org.apache.pulsar:pulsar-broker`` with Pulsar's parent pom imported as a BOM
 (the assembly of :mod:`pytest_pulsar_ha.provisioning.pulsar_assembly`); ``java-driver``: the runtime classpath of
@@ -140,7 +141,7 @@ def _served_entry(coordinate: Coordinate) -> LockEntry | None:
 
 
 def lock_pulsar_published(
-    version: str, exclude: Sequence[str] = (), allow_missing: bool = False
+    version: str, exclude: Sequence[str] = (), allow_missing: bool = False, platforms: Sequence[str] = ()
 ) -> tuple[list[LockEntry], str]:
     """``pulsar`` for a release built with Gradle (5.x), whose dependencies' parent poms are not all served, so
     Maven cannot resolve it: the runtime classpath of ``pulsar-broker`` read from the published metadata
@@ -152,7 +153,8 @@ def lock_pulsar_published(
     left_out = frozenset((g, a) for g, _, a in (e.partition(":") for e in exclude))
     keep = os.environ.get("PULSAR_HA_LOCKGEN_KEEP")  # a folder that keeps the poms between tries (a maintainer's)
     fetch = http_fetch(repository_url(), Path(keep) if keep else None)
-    found = Resolver(fetch).resolve([Dependency("org.apache.pulsar", "pulsar-broker", version)], left_out)
+    aligned = [Dependency(g, a, v, platform=True) for g, a, v in (p.split(":") for p in platforms)]
+    found = Resolver(fetch).resolve([Dependency("org.apache.pulsar", "pulsar-broker", version), *aligned], left_out)
     with ThreadPoolExecutor(8) as pool:
         entries = [e for e in pool.map(_served_entry, found.artifacts) if isinstance(e, LockEntry)]
     missing = sorted(set(map(str, found.artifacts)) - {str(e.coordinate) for e in entries})
@@ -165,10 +167,12 @@ def lock_pulsar_published(
         f"org.apache.pulsar:pulsar-broker:{version} as Gradle resolves it from the published metadata: .module "
         "where published, else the pom; the highest version requested wins).\n"
         + (f"parent poms read in place of ones not served:{stand_ins}\n" if stand_ins else "")
+        + "".join(f"aligned to the platform {p} (as the release's build aligns them)\n" for p in platforms)
         + (f"left out: {excludes}\n" if excludes else "")
         + "".join(f"not served here, left out: {m}\n" for m in missing)
         + "group:artifact:version[:classifier][@extension] sha1 size\n"
         f"written by: python -m pytest_pulsar_ha.provisioning.lockgen pulsar {version} --resolver metadata"
+        + "".join(f" --platform {p}" for p in platforms)
         + "".join(f" --exclude {e}" for e in sorted(exclude))
         + (" --allow-missing" if allow_missing else "")
     )
@@ -202,6 +206,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--exclude", action="append", default=[], help="with --resolver metadata: group:artifact to leave out"
     )
     parser.add_argument(
+        "--platform",
+        action="append",
+        default=[],
+        help="with --resolver metadata: group:artifact:version of a BOM whose versions take part (Gradle's platform)",
+    )
+    parser.add_argument(
         "--allow-missing",
         action="store_true",
         help="with --resolver metadata: leave out a resolved jar that is not served, naming it in the header",
@@ -211,7 +221,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.resolver == "metadata":
             if args.kind != "pulsar":
                 raise ProvisioningError("--resolver metadata resolves the pulsar kind only")
-            entries, header = lock_pulsar_published(args.version, args.exclude, args.allow_missing)
+            entries, header = lock_pulsar_published(args.version, args.exclude, args.allow_missing, args.platform)
         else:
             entries, header = KINDS[args.kind](args.version)
     except ProvisioningError as exc:

@@ -122,6 +122,11 @@ def label(version: str, substitutions: Mapping[str, str]) -> str:
     return f"{version} (assembled from Maven artifacts; NOT the release: substituted {pins})"
 
 
+def lock_digest(lock: list[LockEntry]) -> str:
+    """What an assembled home's marker records of the lock it was laid out from."""
+    return hashlib.sha256("".join(e.line() + "\n" for e in lock).encode()).hexdigest()[:16]
+
+
 def read_marker(home: Path) -> dict[str, object] | None:
     """What an assembled home says of itself, or None when it is not complete."""
     try:
@@ -175,8 +180,7 @@ def assemble_locked(version: str, lock: list[LockEntry], home: Path, cache_dir: 
     with tempfile.TemporaryDirectory(dir=home.parent, prefix="assemble-") as tmp:
         staging = Path(tmp) / "home"
         install(paths, staging / "lib", lambda entry: entry.coordinate.lib_name)
-        digest = hashlib.sha256("".join(e.line() + "\n" for e in lock).encode()).hexdigest()[:16]
-        jars = _lay_out(staging, home, version, {}, {"lock": digest})
+        jars = _lay_out(staging, home, version, {}, {"lock": lock_digest(lock)})
     progress(f"Pulsar {label(version, {})} ready at {home} ({jars} jars)")
 
 

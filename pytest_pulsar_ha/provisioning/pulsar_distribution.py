@@ -96,13 +96,13 @@ def ensure_pulsar(
     assembled = root / assembled_name(version, pins)
     if not pins and (home / _COMPLETE).exists():
         return PulsarDistribution(home, version, java)
-    if pulsar_assembly.read_marker(assembled) is not None:
+    if _assembled_current(assembled, version, pins):
         return _assembled(assembled, version, java, pins)
     root.mkdir(parents=True, exist_ok=True)
     with FileLock(str(root / f"{version}.lock"), timeout=3600):
         if not pins and (home / _COMPLETE).exists():  # another process fetched it while we waited
             return PulsarDistribution(home, version, java)
-        if pulsar_assembly.read_marker(assembled) is not None:
+        if _assembled_current(assembled, version, pins):
             return _assembled(assembled, version, java, pins)
         locked = None if pins else read_lock("pulsar", version)
         if locked is not None:
@@ -145,6 +145,16 @@ def assembled_name(version: str, substitutions: Mapping[str, str]) -> str:
         return f"assembled-pulsar-{version}"
     digest = hashlib.sha256(repr(sorted(substitutions.items())).encode()).hexdigest()[:10]
     return f"assembled-pulsar-{version}-substituted-{digest}"
+
+
+def _assembled_current(home: Path, version: str, pins: Mapping[str, str]) -> bool:
+    """Whether ``home`` is a complete assembly of ``version`` that is still what its lock says (a lock written
+    again, e.g. with another jar, lays the runtime out again; one assembled by Maven has no lock to follow)."""
+    marker = pulsar_assembly.read_marker(home)
+    if marker is None:
+        return False
+    lock = None if pins else read_lock("pulsar", version)
+    return lock is None or marker.get("lock") == pulsar_assembly.lock_digest(lock)
 
 
 def _assembled(home: Path, version: str, java: Path, pins: Mapping[str, str]) -> PulsarDistribution:

@@ -154,6 +154,18 @@ def test_a_locked_runtime_is_laid_out_without_maven(tmp_path: Path, monkeypatch:
     assert sorted(p.name for p in (dist.home / "conf").iterdir()) == sorted(pulsar_assembly.CONF_FILES)
     marker = json.loads((dist.home / pulsar_assembly.MARKER).read_text())
     assert marker["jars"] == 6 and len(marker["lock"]) == 16
+    again = ensure_pulsar("9.9.9", tmp_path / "cache", lambda _: None)
+    assert (
+        again.home == dist.home
+        and (dist.home / pulsar_assembly.MARKER).read_text() == json.dumps(marker, indent=2) + "\n"
+    )
+    (locks / "pulsar-9.9.9.lock").write_text(format_lock([*entries[1:], broker], "written again"))
+    said: list[str] = []
+    relaid = ensure_pulsar("9.9.9", tmp_path / "cache", said.append)  # the lock changed: laid out again from it
+    assert relaid.home == dist.home and any("from its lock (5 jars" in line for line in said)
+    assert sorted(p.name for p in (dist.home / "lib").iterdir()) == sorted(
+        e.coordinate.lib_name for e in [*entries[1:], broker]
+    )
 
 
 def test_mvn_dependency_list_output_becomes_lock_entries(tmp_path: Path) -> None:
