@@ -30,7 +30,7 @@ PRIMITIVE_ROWS = "nemesis/primitives.py"
 """The file of the nemesis' table, where each kind has its row."""
 
 NAMED_ELSEWHERE: dict[str, set[str]] = {
-    "latency": {"runtime/cluster.py", "scenario/generate.py"},  # the cluster's latency toxic; generate.latency
+    "latency": {"runtime/cluster.py"},  # the cluster's latency toxic
     "timeout": {"runtime/cluster.py"},  # the toxic's type
     "bandwidth": {"runtime/cluster.py", "scenario/quantities.py"},  # the toxic's type; the quantity
     "operator_switch": {"checks/windows.py"},
