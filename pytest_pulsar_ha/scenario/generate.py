@@ -74,7 +74,8 @@ class FaultSpace(_Model):
     @model_validator(mode="after")
     def _check(self) -> FaultSpace:
         problems: list[tuple[Loc, str]] = []
-        for key in (name for name, field in type(self).model_fields.items() if field.annotation == Window):
+        window: object = Window
+        for key in (name for name, field in type(self).model_fields.items() if field.annotation == window):
             problems += [((key, *loc[1:]), m) for loc, m in _check_window(getattr(self, key))]
         if self.length[0].seconds <= 0:
             problems.append((("length", 0), f"a fault lasts more than 0s, found {self.length[0]}"))
