@@ -42,9 +42,9 @@ if str(ROOT) not in sys.path:
 from pytest_pulsar_ha import HaSettings, build_environment, parse_clusters  # noqa: E402
 from pytest_pulsar_ha.history import ACK, SEND, EventLog  # noqa: E402
 from pytest_pulsar_ha.provisioning import default_cache_dir, ensure_pulsar  # noqa: E402
-from pytest_pulsar_ha.workload.driver import WorkloadPlan  # noqa: E402
 from pytest_pulsar_ha.workload.fleet.config import Service  # noqa: E402
 from pytest_pulsar_ha.workload.fleet.fleet import FleetTarget, FleetWorkload  # noqa: E402
+from pytest_pulsar_ha.workload.plan import WorkloadPlan  # noqa: E402
 
 SIZE = 1024
 THROUGHPUT = re.compile(r"Aggregated throughput stats --- (\d+) records (?:sent|received) --- ([\d.]+) msg/s")

@@ -121,7 +121,7 @@ SMOKE_ACKS = 40
 
 
 def _smoke_workload(env: PulsarHaEnvironment, namespace: str) -> tuple[str, bool]:
-    """The workload driver for a few seconds on the first cluster: every acknowledged send received?"""
+    """The one-topic workload for a few seconds on the first cluster: every acknowledged send received?"""
     from pytest_pulsar_ha.workload.one_topic import OneTopicWorkload
 
     name = env.names[0]

@@ -17,9 +17,10 @@ from pytest_pulsar_ha.scenario.model import Scenario
 
 if TYPE_CHECKING:
     from pytest_pulsar_ha.run.provider import ProviderSetup
-    from pytest_pulsar_ha.workload.driver import Workload, WorkloadPlan
     from pytest_pulsar_ha.workload.fleet.fleet import FleetWorkload
     from pytest_pulsar_ha.workload.java_workload import JavaWorkload
+    from pytest_pulsar_ha.workload.plan import WorkloadPlan
+    from pytest_pulsar_ha.workload.single_process import SingleProcessWorkload
 
 PROBLEM_ORDER = ("drain", "nemesis", "migrations", "metadata")
 """The order the parts' problems are reported in (a source not listed comes after, in the order it first reported)."""
@@ -76,7 +77,7 @@ class RunContext:
     plan: WorkloadPlan | None = None
     migrations: Any = None
     provider: ProviderSetup | None = None
-    workload: Workload | JavaWorkload | FleetWorkload | None = None
+    workload: SingleProcessWorkload | JavaWorkload | FleetWorkload | None = None
     client_initialized_s: float | None = None
     """when the Python client was built (a native provider checks from then on)"""
     hung: list[str | None] = field(default_factory=list)
@@ -112,7 +113,7 @@ class RunContext:
             raise RuntimeError("no workload plan: the Namespaces part must run before this one")
         return self.plan
 
-    def needs_workload(self) -> Workload | JavaWorkload | FleetWorkload:
+    def needs_workload(self) -> SingleProcessWorkload | JavaWorkload | FleetWorkload:
         if self.workload is None:
             raise RuntimeError("no workload: a client part must run before this one")
         return self.workload

@@ -1,4 +1,4 @@
-"""Filling in the clusters of a run's acks and receives, for any workload (the Python driver's and the Java
+"""Filling in the clusters of a run's acks and receives, for any workload (the Python client's and the Java
 driver's write the same events): each ack gets the cluster that stored its message as an original publish, each
 receive the cluster that delivered it (:mod:`pytest_pulsar_ha.workload.storage_lookup`), read from the brokers'
 storage a few requests at a time."""

@@ -60,8 +60,8 @@ class JavaDriverError(RuntimeError):
 
 class JavaWorkload:
     """The Java driver as a workload (the runner uses it as it uses
-    :class:`~pytest_pulsar_ha.workload.driver.Workload`): ``start``, ``stop_sending``, ``drain``, ``stop``,
-    ``attribute_acks``."""
+    :class:`~pytest_pulsar_ha.workload.single_process.SingleProcessWorkload`): ``start``, ``stop_sending``,
+    ``drain``, ``stop``, ``attribute_acks``."""
 
     def __init__(
         self,

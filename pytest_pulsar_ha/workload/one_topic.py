@@ -1,6 +1,6 @@
-"""The one workload driver (:class:`~pytest_pulsar_ha.workload.driver.Workload`) with a one-topic plan, for tests
-and benchmarks that hold a client themselves (e.g. a failover provider's): a steady open-loop producer and one
-consumer, recorded in a history like a scenario's, with questions asked of that history.
+"""The single-process workload (:class:`~pytest_pulsar_ha.workload.single_process.SingleProcessWorkload`) with a
+one-topic plan, for tests and benchmarks that hold a client themselves (e.g. a failover provider's): a steady
+open-loop producer and one consumer, recorded in a history like a scenario's, with questions asked of that history.
 
 Which cluster acknowledged a send is read from the brokers' storage by :meth:`OneTopicWorkload.attribute` (the same
 attribution as the scenarios', :mod:`pytest_pulsar_ha.workload.storage_lookup`).
@@ -14,7 +14,8 @@ from typing import Any
 
 from pytest_pulsar_ha.history import ACK, RECEIVE, SEND_ERROR, Event, EventLog
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.workload.driver import Workload, WorkloadPlan
+from pytest_pulsar_ha.workload.plan import WorkloadPlan
+from pytest_pulsar_ha.workload.single_process import SingleProcessWorkload
 
 
 @dataclass(frozen=True)
@@ -52,11 +53,11 @@ class OneTopicWorkload:
             send_timeout_ms=send_timeout_ms,
             seed=0,
         )
-        self.driver = Workload(client, plan, self.log)
+        self.workload = SingleProcessWorkload(client, plan, self.log)
         self.stopped = False
 
     def start(self) -> OneTopicWorkload:
-        self.driver.start()
+        self.workload.start()
         return self
 
     @property
@@ -83,10 +84,10 @@ class OneTopicWorkload:
     def stop(self, drain_timeout: float = 90) -> None:
         """Stop sending; keep consuming until every acknowledged send was received or the time is up."""
         self.stopped = True
-        self.driver.stop_sending()
-        self.driver.drain(drain_timeout)
-        self.driver.stop()
-        errors = self.driver.callback_errors
+        self.workload.stop_sending()
+        self.workload.drain(drain_timeout)
+        self.workload.stop()
+        errors = self.workload.callback_errors
         if errors:
             raise RuntimeError(f"{len(errors)} send callback(s) failed, first: {errors[0]}")
 
@@ -98,7 +99,7 @@ class OneTopicWorkload:
 
     def attribute(self, env: PulsarHaEnvironment) -> None:
         """Fill in the acknowledging cluster of every ack (and the delivering one of every receive)."""
-        self.driver.attribute_acks(
+        self.workload.attribute_acks(
             {name: cluster.admin for name, cluster in env.clusters.items()}, env.seeded_ledger_ids()
         )
 

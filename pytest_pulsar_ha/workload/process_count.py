@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pytest_pulsar_ha.scenario.model import Scenario
 
 SINGLE_PROCESS_MSG_S = 5_000
-"""Messages a second (1 KB, every send with its ack and its receipt in the history) that the single-process driver
+"""Messages a second (1 KB, every send with its ack and its receipt in the history) that the single-process workload
 keeps on two clusters of this 2-core machine: at least 99% of its sends acknowledged within 1 s."""
 WORKER_OPERATIONS_S = 15_000
 """Sends or receipts a second that one worker process of the fleet takes on: a producer kept 15,000 msg/s

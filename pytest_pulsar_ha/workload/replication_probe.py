@@ -1,4 +1,4 @@
-"""Prove geo-replication through the proxies: for every ordered pair of clusters, the workload driver sends on
+"""Prove geo-replication through the proxies: for every ordered pair of clusters, the single-process workload sends on
 one and consumes on the other (one plan, two clients), until the first message arrives there."""
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from pytest_pulsar_ha.history import RECEIVE, SEND, Event, EventLog
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
 from pytest_pulsar_ha.settings.clusters import ordered_pairs
-from pytest_pulsar_ha.workload.driver import Workload, WorkloadPlan
+from pytest_pulsar_ha.workload.plan import WorkloadPlan
+from pytest_pulsar_ha.workload.single_process import SingleProcessWorkload
 
 PROBE_RATE_PER_SECOND = 10.0
 
@@ -54,7 +55,7 @@ def _delivery_seconds(events: list[Event]) -> float | None:
 def probe_direction(src_client: object, dst_client: object, topic: str, timeout_seconds: float) -> float:
     """Seconds from a send on ``src_client`` to its receipt on ``dst_client``; ``TimeoutError`` when none came."""
     log = EventLog()
-    workload = Workload(src_client, _plan(topic), log, consumer_client=dst_client)
+    workload = SingleProcessWorkload(src_client, _plan(topic), log, consumer_client=dst_client)
     try:
         workload.start()
         deadline = time.monotonic() + timeout_seconds

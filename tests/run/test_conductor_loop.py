@@ -85,7 +85,7 @@ def test_the_table_keeps_the_run_order() -> None:
         "ProviderPart",
         "Mutation",  # after the provider it may change, before the client takes it
         "PythonClientPart",
-        "JavaDriver",
+        "JavaClientPart",
         "Metadata",
         "WorkloadPart",
         "NemesisPart",

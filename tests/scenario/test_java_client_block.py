@@ -13,7 +13,7 @@ from pytest_pulsar_ha.run.parts.java_client import driver_config
 from pytest_pulsar_ha.scenario.errors import ScenarioError
 from pytest_pulsar_ha.scenario.loader import parse_scenarios
 from pytest_pulsar_ha.scenario.providers import JavaClient, PythonClient
-from pytest_pulsar_ha.workload.driver import WorkloadPlan
+from pytest_pulsar_ha.workload.plan import WorkloadPlan
 
 
 def text(provider: str, client: str = "{kind: java}") -> str:

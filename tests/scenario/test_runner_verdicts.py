@@ -11,7 +11,7 @@ import pytest
 from pytest_pulsar_ha.run.conductor import execute
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
 from pytest_pulsar_ha.scenario.loader import load_scenarios
-from pytest_pulsar_ha.workload.driver import Workload
+from pytest_pulsar_ha.workload.single_process import SingleProcessWorkload
 
 pytestmark = pytest.mark.real_clusters
 
@@ -69,9 +69,9 @@ def test_a_consumer_that_drops_messages_fails_no_loss_with_examples(
     pulsar_ha: PulsarHaEnvironment, pulsar_ha_spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A broken client: it acknowledges one message in fifty without ever handing it to the application."""
-    real_add = Workload.__init__
+    real_add = SingleProcessWorkload.__init__
 
-    def broken_init(self: Workload, *args: Any, **kwargs: Any) -> None:
+    def broken_init(self: SingleProcessWorkload, *args: Any, **kwargs: Any) -> None:
         real_add(self, *args, **kwargs)
         log_add = self.log.add
         seen = {"receives": 0}
@@ -85,7 +85,7 @@ def test_a_consumer_that_drops_messages_fails_no_loss_with_examples(
 
         self.log.add = add  # type: ignore[method-assign]
 
-    monkeypatch.setattr(Workload, "__init__", broken_init)
+    monkeypatch.setattr(SingleProcessWorkload, "__init__", broken_init)
     result = execute(
         _case(tmp_path, BROKEN_WORKLOAD), pulsar_ha, evidence_dir=tmp_path / "ev", spark=lambda: pulsar_ha_spark
     )

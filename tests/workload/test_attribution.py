@@ -87,7 +87,8 @@ def test_the_driver_names_a_seeded_cluster_as_it_records_and_leaves_any_other_to
     import pulsar
 
     from pytest_pulsar_ha.history import ACK, SEND_ERROR, EventLog
-    from pytest_pulsar_ha.workload.driver import Workload, WorkloadPlan
+    from pytest_pulsar_ha.workload.plan import WorkloadPlan
+    from pytest_pulsar_ha.workload.single_process import SingleProcessWorkload
 
     class MessageId:
         def __init__(self, ledger: int) -> None:
@@ -104,7 +105,7 @@ def test_the_driver_names_a_seeded_cluster_as_it_records_and_leaves_any_other_to
 
     log = EventLog()
     plan = WorkloadPlan(["t"], 1, 1, "exclusive", 0, 1.0, 10, 1.0, False, 5000, 0)
-    workload = Workload(None, plan, log, seeded={1: "cluster-a", 2: "cluster-b"})
+    workload = SingleProcessWorkload(None, plan, log, seeded={1: "cluster-a", 2: "cluster-b"})
     ok = pulsar.Result.Ok
     for seq, ledger in enumerate([(2 << 32) | 40, 40, -1, (1 << 32) | 7], start=1):
         workload._sent("producer-0", "t", seq, None, 10, ok, MessageId(ledger))

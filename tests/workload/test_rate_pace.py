@@ -6,7 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_pulsar_ha.history import EventLog
-from pytest_pulsar_ha.workload.driver import LATE_S, RatePace, Workload, WorkloadPlan
+from pytest_pulsar_ha.workload.plan import LATE_S, RatePace, WorkloadPlan
+from pytest_pulsar_ha.workload.single_process import SingleProcessWorkload
 
 
 def _plan() -> WorkloadPlan:
@@ -14,7 +15,7 @@ def _plan() -> WorkloadPlan:
 
 
 def test_a_producer_with_more_than_one_percent_late_sends_fell_behind() -> None:
-    workload = Workload(client=None, plan=_plan(), log=EventLog())
+    workload = SingleProcessWorkload(client=None, plan=_plan(), log=EventLog())
     on_time, behind = RatePace(), RatePace()
     for index in range(1000):
         on_time.issued(0.001 if index % 200 else LATE_S + 0.1)  # 5 late of 1000: within 1%

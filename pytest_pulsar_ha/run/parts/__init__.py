@@ -14,7 +14,7 @@ from typing import ClassVar, Protocol
 
 from pytest_pulsar_ha.run.context import RunContext
 from pytest_pulsar_ha.run.parts.clients import Clock, Drain, ProviderPart, PythonClientPart, WorkloadPart
-from pytest_pulsar_ha.run.parts.java_client import JavaDriver
+from pytest_pulsar_ha.run.parts.java_client import JavaClientPart
 from pytest_pulsar_ha.run.parts.metadata import Metadata
 from pytest_pulsar_ha.run.parts.migrations import Migrations
 from pytest_pulsar_ha.run.parts.mutation import Mutation
@@ -52,7 +52,7 @@ PARTS: tuple[PartFactory, ...] = (
     ProviderPart.of,
     Mutation.of,
     PythonClientPart.of,
-    JavaDriver.of,
+    JavaClientPart.of,
     Metadata.of,
     WorkloadPart.of,
     NemesisPart.of,

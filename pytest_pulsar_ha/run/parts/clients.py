@@ -12,9 +12,10 @@ from pytest_pulsar_ha.run.parts import stages
 from pytest_pulsar_ha.run.parts.base import Part
 from pytest_pulsar_ha.run.provider import build_provider, record_provider_events
 from pytest_pulsar_ha.workload.closing import close_within
-from pytest_pulsar_ha.workload.driver import Workload, WorkloadPlan
 from pytest_pulsar_ha.workload.fleet.config import Service
 from pytest_pulsar_ha.workload.fleet.fleet import FleetTarget, FleetWorkload
+from pytest_pulsar_ha.workload.plan import WorkloadPlan
+from pytest_pulsar_ha.workload.single_process import SingleProcessWorkload
 
 
 def _nothing() -> None:
@@ -70,7 +71,7 @@ class PythonClientPart(Part):
         if consume_from is not None:
             consumer_client = ctx.env.client(consume_from, operation_timeout_seconds=10)
             self.stack.callback(lambda: ctx.hung.append(close_within(consumer_client.close, "consumer client")))
-        ctx.workload = Workload(
+        ctx.workload = SingleProcessWorkload(
             client,
             plan,
             ctx.log,

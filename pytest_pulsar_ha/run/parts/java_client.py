@@ -23,8 +23,8 @@ from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
 from pytest_pulsar_ha.scenario.kind_facts import Decides
 from pytest_pulsar_ha.scenario.model import Scenario
 from pytest_pulsar_ha.scenario.providers import AutoProvider, ControlledProvider, NoProvider
-from pytest_pulsar_ha.workload.driver import WorkloadPlan
 from pytest_pulsar_ha.workload.java_workload import JavaWorkload
+from pytest_pulsar_ha.workload.plan import WorkloadPlan
 
 JAVA_TOKEN_PLUGIN = "org.apache.pulsar.client.impl.auth.AuthenticationToken"
 
@@ -170,14 +170,14 @@ def java_workload(
     return setup, workload
 
 
-class JavaDriver(Part):
+class JavaClientPart(Part):
     """Java's provider and clients, in the Java driver's process (``client: {kind: java}``)."""
 
     def __init__(self) -> None:
         self.stack = ExitStack()
 
     @classmethod
-    def of(cls, ctx: RunContext) -> JavaDriver | None:
+    def of(cls, ctx: RunContext) -> JavaClientPart | None:
         return cls() if ctx.scenario.client.facts.driver else None
 
     def prepare(self, ctx: RunContext) -> None:

@@ -30,7 +30,7 @@ from pytest_pulsar_ha.run.parts.migrations import migrating_pairs
 from pytest_pulsar_ha.runtime.environment import RETENTION, PulsarHaEnvironment
 from pytest_pulsar_ha.scenario.model import Scenario
 from pytest_pulsar_ha.workload.batching_choice import choose_batching
-from pytest_pulsar_ha.workload.driver import WorkloadPlan
+from pytest_pulsar_ha.workload.plan import WorkloadPlan
 from pytest_pulsar_ha.workload.process_count import choose_processes
 
 

@@ -4,7 +4,7 @@ At tens of thousands of messages a second the history cannot be built one :class
 (and one JSON line) at a time: a worker appends one tuple per send, ack, send error and receipt (one atomic
 ``list.append``, safe from the client's callback threads), and every flush turns the tuples gathered since the
 last one into an Arrow table of the history's schema with vectorised string building (message ids, keys, the
-``detail`` JSON, the cluster of a seeded ledger id). The rows are exactly the single-process driver's.
+``detail`` JSON, the cluster of a seeded ledger id). The rows are exactly the single-process workload's.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ ReceiveRow = tuple[int, int, str, str, int, str | None, int, int, int, int]
 
 
 def key_name(index: int) -> str:
-    """The key of key index ``index`` (the single-process driver's ``k<n>``)."""
+    """The key of key index ``index`` (the single-process workload's ``k<n>``)."""
     return f"k{index}"
 
 

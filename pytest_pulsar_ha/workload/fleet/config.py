@@ -1,4 +1,4 @@
-"""What each worker process of a fleet runs: its share of a :class:`~pytest_pulsar_ha.workload.driver.WorkloadPlan`
+"""What each worker process of a fleet runs: its share of a :class:`~pytest_pulsar_ha.workload.plan.WorkloadPlan`
 (producers and consumers spread over the processes), and how its client finds its cluster. Plain, picklable data:
 a worker is started with the ``spawn`` method and gets nothing else from its parent."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_pulsar_ha.workload.driver import WorkloadPlan
+from pytest_pulsar_ha.workload.plan import WorkloadPlan
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,7 @@ class WorkerConfig:
 def split_plan(plan: WorkloadPlan, processes: int) -> list[tuple[list[ProducerSlot], list[ConsumerSlot]]]:
     """The producers and consumers of ``plan`` dealt over ``processes`` workers, round robin, consumers from the
     last worker backwards (so that with few of each they land in different processes). Names are the
-    single-process driver's: ``producer-<i>`` over all topics, ``consumer-<i>`` per subscription index."""
+    single-process workload's: ``producer-<i>`` over all topics, ``consumer-<i>`` per subscription index."""
     if processes < 1:
         raise ValueError(f"a fleet needs at least one process, not {processes}")
     shares: list[tuple[list[ProducerSlot], list[ConsumerSlot]]] = [([], []) for _ in range(processes)]

@@ -1,11 +1,11 @@
 """A workload spread over worker processes (:mod:`.worker`), for rates one Python process cannot drive.
 
-:class:`FleetWorkload` has the single-process driver's interface (start, stop_sending, rate_shortfalls, drain,
+:class:`FleetWorkload` has the single-process workload's interface (start, stop_sending, rate_shortfalls, drain,
 stop, attribute_acks), so a run uses either. Each worker runs its share of the producers and consumers on a client
 of its own and writes its history as Parquet parts in ``parts_dir``; the conductor keeps only what it needs to
 know when everything was received (a :class:`~pytest_pulsar_ha.workload.drain_tracker.BulkDrainTracker`).
 When the workers have stopped, their rows are added to the run's log (``into_log``), in time order, so that the
-history, its attribution and every check are the single-process driver's.
+history, its attribution and every check are the single-process workload's.
 
 Each worker is ``python -m pytest_pulsar_ha.workload.fleet.worker_process`` in a session of its own (recorded in the
 environment's process registry, so the reaper finds the workers of a killed run), connected back to the conductor
@@ -34,8 +34,6 @@ from pytest_pulsar_ha.history import ACK, RECEIVE, SEND_ERROR, Event, EventLog
 from pytest_pulsar_ha.process.pid_registry import RUN_ID_ENV, PidRegistry
 from pytest_pulsar_ha.workload.attribution import attribute_log
 from pytest_pulsar_ha.workload.drain_tracker import BulkDrainTracker, wait_drained
-from pytest_pulsar_ha.workload.driver import LATE_S, LATE_SHARE, WorkloadPlan
-from pytest_pulsar_ha.workload.driver import max_pending as max_pending_for
 from pytest_pulsar_ha.workload.fleet.config import (
     Service,
     WorkerConfig,
@@ -44,6 +42,8 @@ from pytest_pulsar_ha.workload.fleet.config import (
 from pytest_pulsar_ha.workload.fleet.handles import WorkerHandle, accept_worker
 from pytest_pulsar_ha.workload.fleet.relay import ProviderRelay
 from pytest_pulsar_ha.workload.fleet.worker_process import KEY_ENV
+from pytest_pulsar_ha.workload.plan import LATE_S, LATE_SHARE, WorkloadPlan
+from pytest_pulsar_ha.workload.plan import max_pending as max_pending_for
 
 START_TIMEOUT_S = 150.0
 """How long the workers may take to start and create every producer and consumer (set-up retries for 90 s)."""
@@ -254,7 +254,7 @@ class FleetWorkload:
 
     def stop_sending(self, timeout_s: float | None = None) -> None:
         """Stop issuing sends and wait until every send in flight was acknowledged or failed (bounded as the
-        single-process driver's)."""
+        single-process workload's)."""
         self._broadcast(("stop_sending",))
         if timeout_s is None:
             timeout_s = (self.plan.send_timeout_ms / 1000 or 50.0) + 10.0
@@ -364,5 +364,5 @@ class FleetWorkload:
             yield Event(**row)
 
     def attribute_acks(self, admins: dict[str, AdminClient], seeded: Mapping[int, str] | None = None) -> None:
-        """As the single-process driver's: acks and receipts without a seeded cluster are read from storage."""
+        """As the single-process workload's: acks and receipts without a seeded cluster are read from storage."""
         attribute_log(self.log, admins, seeded)

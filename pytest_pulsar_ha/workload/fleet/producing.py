@@ -12,10 +12,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from pytest_pulsar_ha.workload.driver import RatePace
 from pytest_pulsar_ha.workload.fleet.columns import MessageColumns, key_name
 from pytest_pulsar_ha.workload.fleet.config import WorkerConfig
 from pytest_pulsar_ha.workload.fleet.fast_path import binding_parts, public_sender
+from pytest_pulsar_ha.workload.plan import RatePace
 
 HEAD_BYTES = 64
 """A payload starts with ``<producer>#<seq>#``: the consumer reads the sender from these first bytes."""

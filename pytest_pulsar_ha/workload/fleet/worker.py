@@ -9,7 +9,7 @@ answers ``stopped``. Every ``flush_s`` it writes the rows gathered since the las
 or received since, so that the conductor knows when every acknowledged send was received. A closed connection (the
 conductor is gone) ends the worker: nothing it started outlives it.
 
-The open loop is the single-process driver's: send ``i`` of a producer is due at ``origin + i / rate``; every
+The open loop is the single-process workload's: send ``i`` of a producer is due at ``origin + i / rate``; every
 pass of the loop issues each producer's due sends and sleeps a millisecond, and a send issued more than
 ``LATE_S`` after its due time counts as late (the driver fell behind: the offered load was not offered).
 """
@@ -24,12 +24,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pytest_pulsar_ha.workload.driver import SUBSCRIPTION_TYPES
 from pytest_pulsar_ha.workload.fleet.columns import MessageColumns, Names, progress_of, to_table
 from pytest_pulsar_ha.workload.fleet.config import Service, WorkerConfig
 from pytest_pulsar_ha.workload.fleet.fast_path import receiver
 from pytest_pulsar_ha.workload.fleet.producing import HEAD_BYTES, ProducerState, issuer, stamp
 from pytest_pulsar_ha.workload.fleet.relay import relayed_provider
+from pytest_pulsar_ha.workload.plan import SUBSCRIPTION_TYPES
 
 
 def parse_head(data: bytes) -> tuple[bytes, int] | None:

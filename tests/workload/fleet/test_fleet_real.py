@@ -12,9 +12,9 @@ import pytest
 from pulsar_ha_providers import EventHub, SwitchEvent
 from pytest_pulsar_ha.history import ACK, RECEIVE, SEND, Event, EventLog
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
-from pytest_pulsar_ha.workload.driver import WorkloadPlan
 from pytest_pulsar_ha.workload.fleet.config import Service
 from pytest_pulsar_ha.workload.fleet.fleet import FleetTarget, FleetWorkload
+from pytest_pulsar_ha.workload.plan import WorkloadPlan
 
 pytestmark = [pytest.mark.real_clusters, pytest.mark.matrix]  # make scenarios runs it (kept-out table)
 

@@ -9,8 +9,8 @@ import pytest
 
 from pytest_pulsar_ha.scenario.errors import ScenarioError
 from pytest_pulsar_ha.scenario.loader import parse_scenarios
-from pytest_pulsar_ha.workload.driver import WorkloadPlan, max_pending
 from pytest_pulsar_ha.workload.fleet.config import split_plan
+from pytest_pulsar_ha.workload.plan import WorkloadPlan, max_pending
 from pytest_pulsar_ha.workload.process_count import (
     MAX_PROCESSES,
     SINGLE_PROCESS_MSG_S,

@@ -1,4 +1,4 @@
-"""How the workload driver ends, on a fake client (pure logic: no network): a send still in flight when sending
+"""How the single-process workload ends, on a fake client (pure logic: no network): a send still in flight when sending
 stops is acknowledged before the drain starts, so the drain waits for its receipt instead of ending without it.
 
 A real run showed the race: the last send of a scenario (acked 10 ms after sending stopped) was reported lost,
@@ -15,7 +15,8 @@ from typing import Any
 import pulsar
 
 from pytest_pulsar_ha.history import ACK, RECEIVE, EventLog
-from pytest_pulsar_ha.workload.driver import Workload, WorkloadPlan
+from pytest_pulsar_ha.workload.plan import WorkloadPlan
+from pytest_pulsar_ha.workload.single_process import SingleProcessWorkload
 
 ACK_DELAY_S = 0.3
 
@@ -126,7 +127,7 @@ class _Client:
 def test_every_send_in_flight_when_sending_stops_is_acked_before_the_drain_and_received_by_its_end() -> None:
     plan = WorkloadPlan(["t"], 1, 1, "exclusive", 0, 50.0, 0, 1.0, False, 5000, 0)
     log = EventLog()
-    workload = Workload(_Client(), plan, log)
+    workload = SingleProcessWorkload(_Client(), plan, log)
     workload.start()
     time.sleep(0.5)
     workload.stop_sending()

@@ -1,4 +1,7 @@
-"""The workload of a scenario (Jepsen's client): producers and consumers that record every send, ack and receive.
+"""The single-process workload (Jepsen's client): the Python client's producers and consumers, in this process,
+recording every send, ack and receive. The plan it runs is :mod:`pytest_pulsar_ha.workload.plan`'s; the other
+client kinds are the fleet (:mod:`pytest_pulsar_ha.workload.fleet`, the same rows from worker processes) and the
+Java driver (:mod:`pytest_pulsar_ha.workload.java_workload`).
 
 Producers send at a fixed rate with per-producer sequence numbers (and keys when asked); consumers receive and
 acknowledge. Every operation becomes a history event; the cluster that acknowledged a send is filled in
@@ -14,7 +17,6 @@ import random
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from pytest_pulsar_ha.admin.client import AdminClient
@@ -24,73 +26,12 @@ from pytest_pulsar_ha.workload.attribution import attribute_log
 from pytest_pulsar_ha.workload.client_setup import create_with_retries
 from pytest_pulsar_ha.workload.closing import close_within
 from pytest_pulsar_ha.workload.drain_tracker import DrainTracker, wait_drained
+from pytest_pulsar_ha.workload.plan import LATE_S, LATE_SHARE, SUBSCRIPTION_TYPES, RatePace, WorkloadPlan, max_pending
 
 
 def _message_id(message_id: Any) -> str:
     """``ledger:entry:partition`` of a client message id (the history's form, for acks and receives alike)."""
     return f"{message_id.ledger_id()}:{message_id.entry_id()}:{message_id.partition()}"
-
-
-SUBSCRIPTION_TYPES = {"exclusive": "Exclusive", "shared": "Shared", "failover": "Failover", "key_shared": "KeyShared"}
-
-
-@dataclass
-class WorkloadPlan:
-    """What the driver runs: per topic ``producers`` open-loop producers at ``rate_per_second`` each and
-    ``consumers`` consumers of ``subscription_type``; built from a scenario's ``workload:`` or by hand."""
-
-    topics: list[str]
-    producers: int
-    consumers: int
-    subscription_type: str
-    keys: int
-    rate_per_second: float
-    message_size: int
-    duration_s: float
-    replicated_subscriptions: bool
-    send_timeout_ms: int
-    seed: int
-    consumer_delay_s: float = 0.0
-    """seconds each consumer spends on a message before acknowledging it (a slow consumer builds a backlog)"""
-    initial_position: str = "earliest"
-    """where a subscription that does not exist yet starts: ``earliest`` or ``latest`` (the client's default)"""
-    batching: bool = False
-    """producers batch their sends (the client's default batching settings unless set below)"""
-    batch_delay_ms: int = 10
-    """with batching: the longest a batch waits for more messages (the Python client's default)"""
-    batch_max_messages: int = 1000
-    batch_max_bytes: int = 128 * 1024
-    processes: int = 1
-    """worker processes the producers and consumers are spread over (1: the single-process driver)"""
-
-    def batching_options(self) -> dict[str, Any]:
-        """The ``create_producer`` arguments of the plan's batching."""
-        if not self.batching:
-            return {"batching_enabled": False}
-        return {
-            "batching_enabled": True,
-            "batching_max_publish_delay_ms": self.batch_delay_ms,
-            "batching_max_messages": self.batch_max_messages,
-            "batching_max_allowed_size_in_bytes": self.batch_max_bytes,
-        }
-
-    def subscription_names(self) -> list[str]:
-        """The subscription of each consumer index (one shared name unless the subscription is exclusive)."""
-        if self.subscription_type == "exclusive":
-            return [f"sub-{index}" for index in range(self.consumers)]
-        return ["workload"] * self.consumers
-
-
-PENDING_SECONDS = 2.0
-"""A producer may have this many seconds of its sends in flight (at least :data:`MIN_PENDING`); one more fails
-at once as a send error (``ProducerQueueIsFull``): the open loop never waits for the cluster, so a stuck cluster
-shows as failed sends, not as a slower load."""
-MIN_PENDING = 1000
-
-
-def max_pending(rate_per_second: float) -> int:
-    """The pending-queue bound of a producer sending ``rate_per_second``."""
-    return max(MIN_PENDING, int(PENDING_SECONDS * rate_per_second))
 
 
 _OK = 0
@@ -99,50 +40,14 @@ costs a few microseconds per send)."""
 PASS_SENDS = 256
 """At most this many due sends are issued in one pass of a producer's loop before it reads the clock again."""
 
-LATE_S = 0.5
-"""A send issued this long after its intended time was late: the driver, not the cluster, held it back."""
-LATE_SHARE = 0.01
-"""More late sends than this share of a producer's, and the run says that the workload did not keep its rate."""
-
-
-@dataclass
-class RatePace:
-    """How many sends a producer issued, and how late its open loop issued them."""
-
-    sends: int = 0
-    late: int = 0
-    max_lag_s: float = 0.0
-
-    def issued(self, lag_s: float) -> None:
-        self.sends += 1
-        if lag_s > LATE_S:
-            self.late += 1
-        self.max_lag_s = max(self.max_lag_s, lag_s)
-
-    def issued_range(self, first: int, end: int, elapsed_s: float, rate: float) -> None:
-        """Sends ``first`` to ``end - 1`` (0-based, send ``i`` due at ``i / rate``) issued at ``elapsed_s``: the
-        same figures as :meth:`issued` once per send with lag ``elapsed_s - i / rate``, in constant time."""
-        if end <= first:
-            return
-        self.sends += end - first
-        # send i is late when elapsed_s - i / rate > LATE_S, i.e. i < (elapsed_s - LATE_S) * rate
-        bound = (elapsed_s - LATE_S) * rate
-        late_end = min(end, max(first, math.ceil(bound)))
-        while late_end > first and not elapsed_s - (late_end - 1) / rate > LATE_S:  # float edge: as issued() says
-            late_end -= 1
-        while late_end < end and elapsed_s - late_end / rate > LATE_S:
-            late_end += 1
-        self.late += late_end - first
-        self.max_lag_s = max(self.max_lag_s, elapsed_s - first / rate)
-
 
 def _as_is(handle: Any) -> Any:
     return handle
 
 
-class Workload:
-    """The one client driver: the producers and consumers of a :class:`WorkloadPlan` on a client (consumers
-    on ``consumer_client`` when given, e.g. another cluster's), every operation recorded in ``log``."""
+class SingleProcessWorkload:
+    """The Python client in this process: the producers and consumers of a :class:`WorkloadPlan` on a client
+    (consumers on ``consumer_client`` when given, e.g. another cluster's), every operation recorded in ``log``."""
 
     def __init__(
         self,
@@ -177,7 +82,7 @@ class Workload:
         self.callback_errors: list[str] = []
         """what went wrong inside the client's send callbacks (never raised there)"""
         self._pace: dict[str, RatePace] = {}
-        """each producer's sends and how late the loop issued them (the driver's own lag, not the cluster's)"""
+        """each producer's sends and how late the loop issued them (the workload's own lag, not the cluster's)"""
 
     # -- set-up ----------------------------------------------------------------------------------------
 
