@@ -27,8 +27,8 @@ from pytest_pulsar_ha.provisioning.maven_lock import LockEntry, read_lock
 from pytest_pulsar_ha.provisioning.streaming import CommandFailed, run_with_progress
 
 # The newest release that passes the demo here end to end (docs/how-to/pulsar-versions.md, "The default"): 4.2.4,
-# assembled from Maven artifacts (no distribution is served here); its broker runs on Java 17. 5.0 (the LTS) cannot
-# be assembled here: its dependencies are not served.
+# assembled from Maven artifacts (no distribution is served here); its broker runs on Java 17. 5.0.1 (the LTS) runs
+# from a lock written from its published metadata (Java 21+), and is not the default: see that page.
 DEFAULT_PULSAR_VERSION = "4.2.4"
 PULSAR_HOME_ENV = "PULSAR_HA_PULSAR_HOME"
 ARTIFACT = "org.apache.pulsar:pulsar-server-distribution:{version}:tar.gz:bin"
