@@ -6,7 +6,9 @@ version is added, never at run time nor in CI (it needs ``mvn``; what it writes 
     python -m pytest_pulsar_ha.provisioning.lockgen distribution 4.0.8  # locks/distribution-4.0.8.lock
     python -m pytest_pulsar_ha.provisioning.lockgen pulsar 5.0.1 --resolver metadata \
         --platform io.netty:netty-bom:4.2.19.Final --allow-missing \
-        --exclude org.apache.bookkeeper.tests:stream-storage-tests-common  # no Maven (see lock_pulsar_published)
+        --exclude org.apache.bookkeeper.tests:stream-storage-tests-common  # no Maven (see lock_published)
+    python -m pytest_pulsar_ha.provisioning.lockgen java-driver 5.0.1 --resolver metadata \
+        --platform io.netty:netty-bom:4.2.19.Final --allow-missing  # on pulsar-client-original
 
 ``pulsar``: what Maven resolves for ``org.apache.pulsar:pulsar-broker`` with Pulsar's parent pom imported as a BOM
 (the assembly of :mod:`pytest_pulsar_ha.provisioning.pulsar_assembly`); ``java-driver``: the runtime classpath of
@@ -26,8 +28,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from pytest_pulsar_ha.errors import ProvisioningError
 from pytest_pulsar_ha.provisioning.maven_lock import (
@@ -140,12 +143,15 @@ def _served_entry(coordinate: Coordinate) -> LockEntry | None:
         raise
 
 
-def lock_pulsar_published(
-    version: str, exclude: Sequence[str] = (), allow_missing: bool = False, platforms: Sequence[str] = ()
+def lock_published(
+    kind: str, version: str, exclude: Sequence[str] = (), allow_missing: bool = False, platforms: Sequence[str] = ()
 ) -> tuple[list[LockEntry], str]:
-    """``pulsar`` for a release built with Gradle (5.x), whose dependencies' parent poms are not all served, so
-    Maven cannot resolve it: the runtime classpath of ``pulsar-broker`` read from the published metadata
-    (:mod:`pytest_pulsar_ha.provisioning.metadata_resolve`), each jar's entry from the repository's ``.sha1``."""
+    """``pulsar`` or ``java-driver`` for a release built with Gradle (5.x), whose dependencies' parent poms are not
+    all served, so Maven cannot resolve it: the runtime classpath read from the published metadata
+    (:mod:`pytest_pulsar_ha.provisioning.metadata_resolve`), each jar's entry from the repository's ``.sha1``.
+    ``pulsar``: of ``pulsar-broker``; ``java-driver``: of the driver pom's dependencies, with
+    ``pulsar-client-original`` (the same client, its dependencies not shaded) where the shaded ``pulsar-client``
+    is not served."""
     from concurrent.futures import ThreadPoolExecutor
 
     from pytest_pulsar_ha.provisioning.metadata_resolve import Dependency, Resolver, http_fetch
@@ -154,7 +160,13 @@ def lock_pulsar_published(
     keep = os.environ.get("PULSAR_HA_LOCKGEN_KEEP")  # a folder that keeps the poms between tries (a maintainer's)
     fetch = http_fetch(repository_url(), Path(keep) if keep else None)
     aligned = [Dependency(g, a, v, platform=True) for g, a, v in (p.split(":") for p in platforms)]
-    found = Resolver(fetch).resolve([Dependency("org.apache.pulsar", "pulsar-broker", version), *aligned], left_out)
+    if kind == "pulsar":
+        roots = [Dependency("org.apache.pulsar", "pulsar-broker", version)]
+        what = f"Pulsar {version}: the lib/ of a runtime assembled from Maven artifacts (the runtime classpath of"
+    else:
+        roots = _driver_roots(version, fetch)
+        what = f"The Java client driver's runtime classpath for pulsar-client {version} (of"
+    found = Resolver(fetch).resolve([*roots, *aligned], left_out)
     with ThreadPoolExecutor(8) as pool:
         entries = [e for e in pool.map(_served_entry, found.artifacts) if isinstance(e, LockEntry)]
     missing = sorted(set(map(str, found.artifacts)) - {str(e.coordinate) for e in entries})
@@ -163,20 +175,42 @@ def lock_pulsar_published(
     stand_ins = "".join(f"\n  {p} (not served) read as {v}" for p, v in sorted(found.substituted_parents.items()))
     excludes = " ".join(sorted(exclude))
     header = (
-        f"Pulsar {version}: the lib/ of a runtime assembled from Maven artifacts (the runtime classpath of "
-        f"org.apache.pulsar:pulsar-broker:{version} as Gradle resolves it from the published metadata: .module "
-        "where published, else the pom; the highest version requested wins).\n"
+        f"{what} {', '.join(f'{r.group}:{r.artifact}:{r.version}' for r in roots)} as Gradle resolves it from the "
+        "published metadata: .module where published, else the pom; the highest version requested wins).\n"
         + (f"parent poms read in place of ones not served:{stand_ins}\n" if stand_ins else "")
         + "".join(f"aligned to the platform {p} (as the release's build aligns them)\n" for p in platforms)
         + (f"left out: {excludes}\n" if excludes else "")
         + "".join(f"not served here, left out: {m}\n" for m in missing)
         + "group:artifact:version[:classifier][@extension] sha1 size\n"
-        f"written by: python -m pytest_pulsar_ha.provisioning.lockgen pulsar {version} --resolver metadata"
+        f"written by: python -m pytest_pulsar_ha.provisioning.lockgen {kind} {version} --resolver metadata"
         + "".join(f" --platform {p}" for p in platforms)
         + "".join(f" --exclude {e}" for e in sorted(exclude))
         + (" --allow-missing" if allow_missing else "")
     )
     return entries, header
+
+
+def _driver_roots(version: str, fetch: Callable[[str], bytes | None]) -> list[Any]:
+    """The driver pom's dependencies at ``version`` of pulsar-client (``pulsar-client-original`` where the shaded
+    client is not served)."""
+    import xml.etree.ElementTree as ElementTree
+
+    from pytest_pulsar_ha.provisioning.java_driver import DRIVER_SOURCES
+    from pytest_pulsar_ha.provisioning.metadata_resolve import Dependency
+
+    pom = ElementTree.parse(DRIVER_SOURCES / "pom.xml").getroot()
+    ns = {"m": "http://maven.apache.org/POM/4.0.0"}
+    properties = {e.tag.split("}")[-1]: e.text or "" for e in pom.findall("m:properties/*", ns)}
+    properties["pulsar.client.version"] = version
+    roots = []
+    for dep in pom.findall("m:dependencies/m:dependency", ns):
+        group, artifact, pinned = (dep.findtext(f"m:{n}", "", ns) for n in ("groupId", "artifactId", "version"))
+        pinned = re.sub(r"\$\{([^}]+)\}", lambda m: properties[m.group(1)], pinned)
+        shaded = Coordinate(group, artifact, pinned, "", "pom").path
+        if (group, artifact) == ("org.apache.pulsar", "pulsar-client") and fetch(shaded) is None:
+            artifact = "pulsar-client-original"
+        roots.append(Dependency(group, artifact, pinned))
+    return roots
 
 
 def lock_distribution(version: str) -> tuple[list[LockEntry], str]:
@@ -200,7 +234,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--resolver",
         choices=("maven", "metadata"),
         default="maven",
-        help="pulsar only: resolve with mvn (default), or from the published metadata without Maven (5.x)",
+        help="resolve with mvn (default), or from the published metadata without Maven (5.x)",
     )
     parser.add_argument(
         "--exclude", action="append", default=[], help="with --resolver metadata: group:artifact to leave out"
@@ -219,9 +253,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.resolver == "metadata":
-            if args.kind != "pulsar":
-                raise ProvisioningError("--resolver metadata resolves the pulsar kind only")
-            entries, header = lock_pulsar_published(args.version, args.exclude, args.allow_missing, args.platform)
+            if args.kind == "distribution":
+                raise ProvisioningError("--resolver metadata resolves the pulsar and java-driver kinds only")
+            entries, header = lock_published(args.kind, args.version, args.exclude, args.allow_missing, args.platform)
         else:
             entries, header = KINDS[args.kind](args.version)
     except ProvisioningError as exc:

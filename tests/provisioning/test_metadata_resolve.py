@@ -245,3 +245,28 @@ def _renamed(group: str, artifact: str, new_artifact: str) -> dict[str, str]:
     (runtime,) = [v for v in variants if v["name"] == "runtimeElements"]
     module = _module("org.apache.pulsar", new_artifact, "5.0.1", runtime["dependencies"])
     return {_path("org.apache.pulsar", new_artifact, "5.0.1", "module"): module}
+
+
+def test_the_drivers_roots_take_the_unshaded_client_where_the_shaded_one_is_not_served() -> None:
+    served = {"org/apache/pulsar/pulsar-client/4.2.4/pulsar-client-4.2.4.pom"}
+    fetch = lambda path: b"<project/>" if path in served else None  # noqa: E731
+    shaded = {(r.group, r.artifact, r.version) for r in lockgen._driver_roots("4.2.4", fetch)}
+    assert ("org.apache.pulsar", "pulsar-client", "4.2.4") in shaded
+    unshaded = {(r.group, r.artifact, r.version) for r in lockgen._driver_roots("5.0.1", fetch)}
+    assert ("org.apache.pulsar", "pulsar-client-original", "5.0.1") in unshaded
+    assert {a for _, a, _ in unshaded} == {"pulsar-client-original", "jackson-databind", "slf4j-simple"}
+
+
+def test_the_committed_5_0_1_driver_lock_has_the_unshaded_client() -> None:
+    """pulsar-client 5.0.1 (shaded) is not served: the driver is built on pulsar-client-original 5.0.1, the same
+    client classes with their dependencies unshaded, and the versions the broker's lock has."""
+    entries = read_lock("java-driver", "5.0.1")
+    assert entries is not None
+    versions = {(e.coordinate.group, e.coordinate.artifact): e.coordinate.version for e in entries}
+    assert versions[("org.apache.pulsar", "pulsar-client-original")] == "5.0.1"
+    assert ("org.apache.pulsar", "pulsar-client") not in versions
+    assert ("org.slf4j", "slf4j-simple") in versions and ("com.fasterxml.jackson.core", "jackson-databind") in versions
+    broker = {
+        (e.coordinate.group, e.coordinate.artifact): e.coordinate.version for e in read_lock("pulsar", "5.0.1") or []
+    }
+    assert versions[("io.netty", "netty-handler")] == broker[("io.netty", "netty-handler")] == "4.2.19.Final"
