@@ -116,7 +116,7 @@ test: setup chromium lint
 # one is served, else assembled from Maven artifacts); each version's reports under reports/matrix/<version>, whose
 # verdicts are then recorded in docs/results/data/findings/ and the findings page rewritten (docs/results/findings.md).
 # The wedging ones (mark wedges_client) run each in a pytest process of its own, as in make migration-chaos.
-MATRIX_VERSIONS ?= 4.0.8 4.2.4
+MATRIX_VERSIONS ?= 4.0.8 4.2.4 5.0.1
 matrix: setup
 	@status=0; for version in $(MATRIX_VERSIONS); do \
 		args="-p no:cacheprovider --pulsar-ha-pulsar-version=$$version --pulsar-ha-evidence-dir=reports/matrix/$$version"; \
