@@ -40,6 +40,16 @@ def main(argv: list[str]) -> int:
     return 0
 
 
+def _import_the_flush() -> None:
+    """Import what the history's flush needs (numpy, pyarrow and its Parquet writer) before ``ready``. Imported by
+    the first flush instead, half a second into the open loop, they held the interpreter for about 0.7 s: a
+    quiet 20,000 msg/s run issued 2.1% of its sends over 0.5 s late, all between 0.3 s and 1.4 s after the
+    origin."""
+    import numpy  # noqa: F401
+    import pyarrow  # type: ignore[import-untyped, unused-ignore]
+    import pyarrow.parquet  # type: ignore[import-untyped, unused-ignore]  # noqa: F401
+
+
 def worker_main(config: WorkerConfig, conn: Any) -> None:
     """Run one worker on an open connection to its conductor; ends the process when done."""
     worker = Worker(config, conn)
@@ -50,6 +60,7 @@ def worker_main(config: WorkerConfig, conn: Any) -> None:
         worker.send("failed", f"set-up: {exc!r}")
         _close(worker)
         return
+    _import_the_flush()
     worker.send("ready")
     gc.freeze()  # what set-up made is never collected again
     gc.disable()  # the hot paths make no cycles; the flusher collects the young objects now and then
