@@ -3,38 +3,21 @@ never for the Java driver; as written otherwise."""
 
 from __future__ import annotations
 
-import textwrap
-
 import pytest
 
 from pytest_pulsar_ha.scenario.errors import ScenarioError
 from pytest_pulsar_ha.scenario.loader import parse_scenarios
 from pytest_pulsar_ha.workload.batching_choice import UNBATCHED_MSG_S, BatchingChoice, choose_batching
-
-AUTO = "{kind: auto, primary: cluster-a, secondaries: [cluster-b], failover_delay: 2s, switch_back_delay: 4s}"
-
-
-def text(workload: str, provider: str = AUTO, client: str = "{kind: python}") -> str:
-    return textwrap.dedent(
-        f"""\
-        scenarios:
-          - name: s
-            topology: {{clusters: [cluster-a, cluster-b]}}
-            client: {client}
-            provider: {provider}
-            workload: {{duration: 10s, {workload}}}
-            expect: [{{no_loss: true}}]
-        """
-    )
+from tests.workload.fleet.test_processes_block import AUTO, auto_text
 
 
 def chosen(workload: str, provider: str = AUTO, client: str = "{kind: python}") -> BatchingChoice:
-    (case,) = parse_scenarios(text(workload, provider, client), "b.pulsar-ha.yaml")
+    (case,) = parse_scenarios(auto_text(provider, workload, client), "b.pulsar-ha.yaml")
     return choose_batching(case.scenario)
 
 
 def test_batching_defaults_to_auto_unbatched_up_to_the_stored_figure() -> None:
-    (case,) = parse_scenarios(text("rate: 20/s"), "b.pulsar-ha.yaml")
+    (case,) = parse_scenarios(auto_text(AUTO, "rate: 20/s"), "b.pulsar-ha.yaml")
     assert case.scenario.workload.batching == "auto"
     assert not chosen("rate: 20/s").enabled
     assert not chosen(f"rate: {UNBATCHED_MSG_S}/s").enabled
