@@ -35,12 +35,12 @@ from pytest_pulsar_ha.scenario.tick_grid import TickGrid
 
 RECONNECT_BUDGET_S = 0.4
 """R: the switch to the first send acknowledged by the new cluster, for a client that reconnects at once."""
-RESTARTED_RECONNECT_BUDGET_S = 0.8
+RESTARTED_RECONNECT_BUDGET_S = 1.5
 """R for a switch back to a cluster whose processes the fault restarted (its facts say ``restarts``): their JVMs
 are cold. In primary-outage[killed-primary] the first ack came 0.46 s after the provider's on-time switch back in
-CI (stop 28) and 0.34 s in rehearsal #16, where 15 local rounds measured 0.11-0.13 s
-(``docs/results/data/switch_windows_killed.txt``). It needs a check interval above R + 2 EPS, so that a provider
-one interval late stays outside the window."""
+CI (stop 28), 0.34 s in rehearsal #16 and 0.94 s in CI (stop 45), where 15 local rounds measured 0.11-0.13 s
+(``docs/results/data/switch_windows_killed.txt``): a loaded 2-core machine puts a tail on it. It needs a check
+interval above R + 2 EPS, so that a provider one interval late stays outside the window."""
 EPS = 0.05
 """How far the pinned moment and the provider's grid may be off: the nemesis wakes and applies a fault within
 milliseconds; the native provider's checks drift by each check's duration (it schedules the next one after)."""

@@ -208,7 +208,8 @@ class CaseRun:
     run: str = ""
     """which run: a digest of its verdict.json (a scenario's seed is the same in every run of it)"""
     client: str = ""
-    """the client's version as the run stated it (the verdict's ``client`` fact); '' when the verdict has none"""
+    """the client's version as the run stated it (the verdict's ``client version`` fact, else its ``client`` kind);
+    '' when the verdict has neither"""
 
 
 def case_run(verdict: Mapping[str, Any], recorded: str, version: str | None = None, run: str = "") -> CaseRun:
@@ -216,7 +217,8 @@ def case_run(verdict: Mapping[str, Any], recorded: str, version: str | None = No
     version = version or answered_version(verdict)
     if version is None:
         raise ValueError(f"{case}: the verdict names no Pulsar version (no single answered version); give it")
-    client = str(verdict.get("facts", {}).get("client", ""))
+    facts = verdict.get("facts", {})
+    client = str(facts.get("client version") or facts.get("client", ""))
     outcome = str(verdict.get("outcome", ""))
     return CaseRun(case, version, outcome, int(verdict.get("seed", 0)), recorded, run, client)
 

@@ -27,6 +27,7 @@ from pytest_pulsar_ha.history import Event
 from pytest_pulsar_ha.report.evidence import write_evidence
 from pytest_pulsar_ha.report.proposals import proposal_of
 from pytest_pulsar_ha.report.result import ScenarioResult
+from pytest_pulsar_ha.run.client_version import client_version
 from pytest_pulsar_ha.run.context import RunContext
 from pytest_pulsar_ha.run.history import store_for
 from pytest_pulsar_ha.run.parts import PARTS, RunPart
@@ -140,6 +141,7 @@ def _run(
             "clusters": ", ".join(clusters),
             "provider": scenario.provider.kind,
             "client": scenario.client.kind,
+            "client version": client_version(scenario, env),
             "events": str(ctx.log.count),
         }
     )

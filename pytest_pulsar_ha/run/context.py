@@ -33,6 +33,7 @@ FACT_ORDER = (
     "clusters",
     "provider",
     "client",
+    "client version",
     "faults",
     "schedule",
     "drawn faults",
