@@ -3,6 +3,7 @@
     pulsar-ha findings record reports/matrix/4.2.4      # every verdict.json below it; appends to the data file
     pulsar-ha findings page                             # rewrites docs/results/findings.md from the data file
     pulsar-ha findings report pip136-silent-no-op       # writes docs/results/reports/<finding>.md (--all: each)
+    pulsar-ha findings script pip136-silent-no-op --version 4.2.4 --runs 5   # runs its plain script, keeps the output
 
 The data files are ``docs/results/data/findings/observations.jsonl`` (``--data``) and ``runs.jsonl`` (``--runs``);
 a run is recorded once (its verdict.json's digest names it).
@@ -53,6 +54,12 @@ def add_findings_parser(sub: Any) -> None:
     report.add_argument("--runs", type=Path, default=RUNS)
     report.add_argument("--root", type=Path, default=ROOT, help="the repository's root (default: here)")
     report.set_defaults(func=cmd_findings_report)
+    script = steps.add_parser("script", help="run a finding's plain script here and keep its output and log lines")
+    script.add_argument("finding", help="the finding's key (its report folder holds the script)")
+    script.add_argument("--version", required=True, help="the Pulsar version to run it on (provisioned if needed)")
+    script.add_argument("--runs", type=int, default=1, help="how many times to run it (default 1)")
+    script.add_argument("--root", type=Path, default=ROOT, help="the repository's root (default: here)")
+    script.set_defaults(func=cmd_findings_script)
 
 
 def cmd_findings_record(args: argparse.Namespace) -> int:
@@ -122,3 +129,13 @@ def cmd_findings_report(args: argparse.Namespace) -> int:
         path.write_text(render_report(args.root, finding, observations, runs))
         print(f"wrote {path}")
     return 0
+
+
+def cmd_findings_script(args: argparse.Namespace) -> int:
+    """Run the finding's plain script ``--runs`` times on the provisioned ``--version``; keep what it printed in
+    ``runs/<version>.txt`` and the mechanism's log lines in ``logs/<version>/``. Exit 0 when every run showed it."""
+    from pytest_pulsar_ha.cli.findings_script import run_script
+
+    if args.runs < 1:
+        raise ConfigurationError(f"--runs {args.runs}: give at least 1")
+    return run_script(args.root, args.finding, args.version, args.runs)

@@ -73,8 +73,6 @@ class Dossier:
     """whose log, and what the lines say (or why there is none)"""
     script: str = ""
     """the plain reproduction beside the report (``reproduce.py``), '' when none yet"""
-    script_run: str = ""
-    """when the plain script was last run here and what it ended with; '' when it has not been run yet"""
 
 
 _AMS = "pulsar-metadata/src/main/java/org/apache/pulsar/metadata/impl/AbstractMetadataStore.java"

@@ -20,6 +20,7 @@ from typing import Any
 
 import yaml
 
+from pytest_pulsar_ha.report import script_runs
 from pytest_pulsar_ha.report.finding_dossiers import UPSTREAM_REPOSITORIES, Dossier, dossier
 from pytest_pulsar_ha.report.finding_status import MIN_RUNS, Standing, plural, standing, verdict
 from pytest_pulsar_ha.report.findings import VERSIONS, CaseRun, Finding, Observation
@@ -177,9 +178,30 @@ def _reproduction(root: Path, finding: Finding, info: Dossier) -> list[str]:
         "",
         "Exit status: 0 when the defect shows, 1 when it does not, 2 on a set-up error.",
         "",
-        f"**Run here:** {info.script_run}."
-        if info.script_run
-        else "**Not run here yet:** run it once on the release before filing, and quote its output.",
+        *_script_runs(root, finding.key),
+    ]
+
+
+def _script_runs(root: Path, key: str) -> list[str]:
+    """What the stored runs of the plain script ended with, per version, and the last one's output."""
+    runs = script_runs.stored_runs(report_dir(root, key))
+    if not runs:
+        return [
+            "**Not run here yet:** `pulsar-ha findings script KEY --version V` runs it and keeps its output beside",
+            "this report; run it once on the release before filing, and quote its output.",
+        ]
+    last = runs[-1]
+    return [
+        f"**Run here** (`pulsar-ha findings script {key} --version V`, which keeps each batch's output beside",
+        "this report):",
+        "",
+        *script_runs.summary(runs, key),
+        "",
+        f"The last stored run ({last.version}, {last.meaning}) printed:",
+        "",
+        "```text",
+        *[line for line in last.output if line.strip()],
+        "```",
     ]
 
 
