@@ -6,7 +6,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTEST_ARGS ?=
 
-.PHONY: setup chromium provision wheel demo scenarios smoke test lint docs unit bench reap multi-broker migration-chaos nightly soak side-by-side matrix mutate
+.PHONY: setup chromium provision wheel demo scenarios smoke test lint docs unit bench reap multi-broker migration-chaos nightly soak side-by-side matrix mutate hunt
 
 setup: $(VENV)/.installed provision
 
@@ -98,7 +98,7 @@ docs: $(VENV)/.installed
 
 # Short tracebacks: a failure's own lines, then what the brokers logged meanwhile (the plugin adds them).
 # What make test leaves out, each with its reason and its command: docs/development.md, "What make test leaves out, and why".
-KEPT_OUT := unsettled or wedges_client or nightly_demo or heavy or soak or side_by_side or spark_cluster or matrix or wheel
+KEPT_OUT := hunt or unsettled or wedges_client or nightly_demo or heavy or soak or side_by_side or spark_cluster or matrix or wheel
 # Then one scenario of each proposal on a second Pulsar version (the default, 4.2.4, is assembled from Maven
 # artifacts; 4.0.8 is the distribution), in a session of its own.
 SECOND_VERSION ?= 4.0.8
@@ -116,6 +116,18 @@ test: setup chromium lint
 # one is served, else assembled from Maven artifacts); each version's reports under reports/matrix/<version>, whose
 # verdicts are then recorded in docs/results/data/findings/ and the findings page rewritten (docs/results/findings.md).
 # The wedging ones (mark wedges_client) run each in a pytest process of its own, as in make migration-chaos.
+# The findings hunt: every scenario marked hunt (leads about Pulsar), HUNT_RUNS times each on HUNT_VERSION, each
+# run's verdicts recorded in docs/results/data/findings/ ("shown" or "not shown"); the page and reports rewritten.
+HUNT_VERSION ?= 4.2.4
+HUNT_RUNS ?= 3
+hunt: setup
+	@status=0; for run in $$(seq 1 $(HUNT_RUNS)); do \
+		out=reports/hunt/$(HUNT_VERSION)/run-$$run; rm -rf $$out; \
+		$(PY) -m pytest scenarios -m hunt -p no:cacheprovider --pulsar-ha-pulsar-version=$(HUNT_VERSION) \
+			--pulsar-ha-evidence-dir=$$out $(PYTEST_ARGS); \
+		$(VENV)/bin/pulsar-ha findings record $$out || status=1; \
+	done; $(VENV)/bin/pulsar-ha findings page && $(VENV)/bin/pulsar-ha findings report --all; exit $$status
+
 MATRIX_VERSIONS ?= 4.0.8 4.2.4 5.0.1
 matrix: setup
 	@status=0; for version in $(MATRIX_VERSIONS); do \
