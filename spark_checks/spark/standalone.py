@@ -80,7 +80,9 @@ class LocalSparkCluster:
         return f"http://{LOOPBACK}:{self.master_ui_port}"
 
     def _env(self, name: str) -> dict[str, str]:
-        env = dict(os.environ)
+        from spark_checks.spark.session import java_home_env
+
+        env = dict(os.environ, **java_home_env())
         env.update(
             SPARK_HOME=str(spark_home()),
             SPARK_LOCAL_IP=LOOPBACK,
