@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
     from pytest_pulsar_ha.scenario.topology import Topology
 
-TopologyKey = tuple[tuple[str, int, tuple[tuple[str, str], ...], str, str], ...]
+TopologyKey = tuple[tuple[str, int, tuple[tuple[str, str], ...], str, str, str], ...]
 T = TypeVar("T")
 
 
@@ -34,6 +34,7 @@ def topology_key(specs: Sequence[ClusterSpec]) -> TopologyKey:
             tuple(sorted((k, str(v)) for k, v in s.broker_settings.items())),
             s.auth or "none",
             s.metadata_sync or "none",
+            "ledger-ids-high" if s.ledger_ids_high else "",
         )
         for s in specs
     )
@@ -42,7 +43,7 @@ def topology_key(specs: Sequence[ClusterSpec]) -> TopologyKey:
 def describe_key(key: TopologyKey) -> str:
     """``cluster-a:4{failureDomainsEnabled=true}`` per cluster, comma separated."""
     parts = []
-    for name, brokers, settings, auth, sync in key:
+    for name, brokers, settings, auth, sync, ledger_ids in key:
         text = f"{name}:{brokers}"
         if settings:
             text += "{" + ",".join(f"{k}={v}" for k, v in settings) + "}"
@@ -50,6 +51,8 @@ def describe_key(key: TopologyKey) -> str:
             text += f"[auth={auth}]"
         if sync != "none":
             text += f"[metadata_sync={sync}]"
+        if ledger_ids:
+            text += f"[{ledger_ids}]"
         parts.append(text)
     return ",".join(parts)
 
@@ -75,6 +78,7 @@ def scenario_specs(topology: Topology, session: Sequence[ClusterSpec]) -> tuple[
                 brokers=base.brokers if brokers is None else brokers,
                 broker_settings={**base.broker_settings, **settings},
                 metadata_sync=topology.sync_of(name),
+                ledger_ids_high=name == topology.ledger_ids_higher,
             )
         )
     fits = all(

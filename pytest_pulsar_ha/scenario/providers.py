@@ -227,6 +227,16 @@ def check_client(scenario: Scenario) -> list[tuple[Loc, str]]:
     connects (TCP) to probe."""
     if not scenario.client.facts.driver:
         return []
+    single = scenario.workload.single_process_options()
+    if single:
+        name, value = single[0]
+        return [
+            (
+                ("workload", name),
+                f"the Java driver does not run workload.{name}: {value} (the Python client's single-process "
+                "workload does; use client kind python)",
+            )
+        ]
     if scenario.workload.batching is True:
         return [(("workload", "batching"), "the Java driver sends without batching; batching is the Python client's")]
     provider = scenario.provider
@@ -254,6 +264,15 @@ def check_processes(scenario: Scenario) -> list[tuple[Loc, str]]:
     the runner can see."""
     if scenario.workload.processes in (1, "auto"):  # auto keeps one process where several could not run
         return []
+    single = scenario.workload.single_process_options()
+    if single:
+        name, value = single[0]
+        return [
+            (
+                ("workload", "processes"),
+                f"workload.{name}: {value} runs in the single-process workload; set workload.processes to 1 or auto",
+            )
+        ]
     if scenario.client.facts.driver:
         return [
             (

@@ -61,6 +61,12 @@ class Topology(_Model):
     `reference` by this project's, `store` by nothing the harness runs (your own synchronizer); or per
     cluster, e.g. `{cluster-a: pulsar, cluster-b: reference}` (the two side by side on one topic). Needs
     `brokers: 1` (standalones with a second RocksDB store)."""
+    ledger_ids_higher: ClusterName | None = None
+    """The cluster whose ledger ids sort above every other cluster's (its ids are seeded with higher high
+    bits), so that a message id it handed out compares above any of another cluster's: e.g. a consumer that
+    keeps this cluster's last acked id after a switch sees the other cluster's messages as older. Default: the
+    clusters in order, each above the one before. A standalone's (brokers: 1): the multi-broker clusters keep
+    Pulsar's own numbering."""
 
     @model_validator(mode="after")
     def _check(self) -> Topology:
@@ -70,6 +76,7 @@ class Topology(_Model):
             if not self.clusters:
                 problems.append((("clusters",), "expected at least one cluster, found an empty list"))
         problems += self._check_named_clusters()
+        problems += self._check_ledger_ids()
         problems += self._check_domains()
         if isinstance(self.metadata_sync, dict):
             named = self.clusters or ()
@@ -116,6 +123,29 @@ class Topology(_Model):
             for loc, name in named
             if name not in self.clusters
         ]
+
+    def _check_ledger_ids(self) -> list[tuple[Loc, str]]:
+        higher = self.ledger_ids_higher
+        if higher is None:
+            return []
+        if self.clusters is None:
+            return [(("ledger_ids_higher",), "ledger_ids_higher needs topology.clusters (the names of the clusters)")]
+        if higher not in self.clusters:
+            return [
+                (
+                    ("ledger_ids_higher",),
+                    f"unknown cluster {higher!r}; expected one of topology.clusters: {', '.join(self.clusters)}",
+                )
+            ]
+        if any((self.brokers_of(name) or 1) > 1 for name in self.clusters):
+            return [
+                (
+                    ("ledger_ids_higher",),
+                    "ledger ids are seeded on standalones only (brokers: 1 for every cluster); multi-broker "
+                    "clusters keep Pulsar's numbering",
+                )
+            ]
+        return []
 
     def sync_of(self, cluster: str) -> SyncMode | None:
         """How ``cluster``'s metadata is kept in sync (None: it is not)."""

@@ -121,6 +121,20 @@ class Workload(_Model):
     """Put every namespace of the workload in this PIP-7 anti-affinity group (before any topic is looked up)."""
     metadata: MetadataWrites | None = None
     """Metadata updates made while the messages flow (needs `topology.metadata_sync`)."""
+    deduplication: Annotated[bool, Strict()] = False
+    """Broker-side deduplication: set-up turns the namespace's deduplication policy on on every cluster, and each
+    producer gets a stable name (`producer-<i>`, the history's) and sends its sequence number as the message's
+    sequence id, the same across a switch to another cluster (the Python client)."""
+    ack: Literal["individual", "cumulative"] = "individual"
+    """How consumers acknowledge: each message (`individual`), or everything up to it (`cumulative`, after each
+    message; exclusive or failover subscriptions only)."""
+    consume: Literal["subscription", "reader"] = "subscription"
+    """`subscription`: consumers on a subscription; `reader`: each consumer is a Reader instead (no subscription,
+    nothing acknowledged), from the earliest message or the latest as `initial_position` says; the history
+    names it `reader-<i>` where a consumer's subscription goes."""
+    batching_type: Literal["default", "key_based"] = "default"
+    """With batching on: `key_based` groups a batch by key (the batching Key_Shared needs for per-key order on
+    several consumers); `default` batches messages of any key together."""
 
     def cluster_refs(self) -> Iterator[tuple[Loc, str]]:
         """Every cluster the workload names, with where (below ``workload``)."""
@@ -151,5 +165,42 @@ class Workload(_Model):
                     "use subscription_type shared, failover or key_shared",
                 )
             )
+        problems += self._consumption_problems()
         _raise_problems(problems)
         return self
+
+    def single_process_options(self) -> list[tuple[str, str]]:
+        """The options set here that only the Python client's single-process workload runs (name, value):
+        deduplication, cumulative acks, readers, per-key batching."""
+        chosen = [
+            ("deduplication", "true" if self.deduplication else ""),
+            ("ack", "" if self.ack == "individual" else self.ack),
+            ("consume", "" if self.consume == "subscription" else self.consume),
+            ("batching_type", "" if self.batching_type == "default" else self.batching_type),
+        ]
+        return [(name, value) for name, value in chosen if value]
+
+    def _consumption_problems(self) -> list[tuple[Loc, str]]:
+        """How consumers read, acknowledge and batch, against the subscription they use."""
+        problems: list[tuple[Loc, str]] = []
+        if self.ack == "cumulative" and self.consume == "reader":
+            problems.append((("ack",), "a reader acknowledges nothing: ack cumulative needs consume: subscription"))
+        elif self.ack == "cumulative" and self.subscription_type in ("shared", "key_shared"):
+            problems.append(
+                (
+                    ("ack",),
+                    f"Pulsar refuses cumulative acks on a {self.subscription_type} subscription; use "
+                    "subscription_type exclusive or failover",
+                )
+            )
+        if self.batching_type == "key_based":
+            if self.batching is False:
+                problems.append((("batching_type",), "batching_type key_based needs batching (true or auto)"))
+            if self.subscription_type != "key_shared":
+                problems.append(
+                    (
+                        ("batching_type",),
+                        f"batching_type key_based is for a key_shared subscription, found {self.subscription_type}",
+                    )
+                )
+        return problems

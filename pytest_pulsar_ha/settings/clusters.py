@@ -37,6 +37,8 @@ class ClusterSpec:
     broker_settings: Mapping[str, str] = field(default_factory=dict)
     auth: str | None = None
     metadata_sync: str | None = None
+    ledger_ids_high: bool = False
+    """this cluster's ledger ids sort above every other cluster's of the environment (where they are seeded)"""
 
     def __post_init__(self) -> None:
         if not _NAME.match(self.name):

@@ -39,6 +39,15 @@ class WorkloadPlan:
     batch_max_bytes: int = 128 * 1024
     processes: int = 1
     """worker processes the producers and consumers are spread over (1: the single-process workload)"""
+    deduplication: bool = False
+    """producers are named (``producer-<i>``) and send their seq as the message's sequence id (broker-side
+    deduplication is the namespace's policy, set up before the workload starts)"""
+    ack: str = "individual"
+    """``individual`` or ``cumulative``: how consumers acknowledge"""
+    consume: str = "subscription"
+    """``subscription`` (consumers) or ``reader`` (a Reader per consumer index, nothing acknowledged)"""
+    batching_type: str = "default"
+    """with batching: ``default`` or ``key_based``"""
 
     def batching_options(self) -> dict[str, Any]:
         """The ``create_producer`` arguments of the plan's batching."""
@@ -51,8 +60,15 @@ class WorkloadPlan:
             "batching_max_allowed_size_in_bytes": self.batch_max_bytes,
         }
 
+    def producer_options(self, name: str) -> dict[str, Any]:
+        """The ``create_producer`` arguments beyond batching for the producer the history calls ``name``: its
+        name, where the plan deduplicates (the broker tracks sequence ids per producer name)."""
+        return {"producer_name": name} if self.deduplication else {}
+
     def subscription_names(self) -> list[str]:
         """The subscription of each consumer index (one shared name unless the subscription is exclusive)."""
+        if self.consume == "reader":
+            return [f"reader-{index}" for index in range(self.consumers)]
         if self.subscription_type == "exclusive":
             return [f"sub-{index}" for index in range(self.consumers)]
         return ["workload"] * self.consumers

@@ -44,6 +44,9 @@ def choose_processes(scenario: Scenario) -> ProcessChoice:
     offered = offered_msg_s(scenario)
     if offered <= SINGLE_PROCESS_MSG_S:
         return ProcessChoice(1, f"auto: {offered:,.0f} msg/s offered, one process keeps {SINGLE_PROCESS_MSG_S:,}")
+    single = w.single_process_options()
+    if single:
+        return ProcessChoice(1, f"auto: workload.{single[0][0]} runs in the single-process workload")
     if scenario.client.facts.driver:
         return ProcessChoice(1, "auto: the Java driver is one process of its own")
     if not scenario.provider.facts.relayed:

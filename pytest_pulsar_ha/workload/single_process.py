@@ -93,8 +93,13 @@ class SingleProcessWorkload:
         sub_type = getattr(pulsar.ConsumerType, SUBSCRIPTION_TYPES[plan.subscription_type])
         for topic in plan.topics:
             for index, name in enumerate(plan.subscription_names()):
-                consumer = create_with_retries(
-                    functools.partial(
+                if plan.consume == "reader":
+                    start = (
+                        pulsar.MessageId.earliest if plan.initial_position == "earliest" else pulsar.MessageId.latest
+                    )
+                    create = functools.partial(self.consumer_client.create_reader, topic, start, reader_name=name)
+                else:
+                    create = functools.partial(
                         self.consumer_client.subscribe,
                         topic,
                         name,
@@ -103,24 +108,28 @@ class SingleProcessWorkload:
                         replicate_subscription_state_enabled=plan.replicated_subscriptions,
                         initial_position=getattr(pulsar.InitialPosition, plan.initial_position.capitalize()),
                     )
-                )
-                consumer = self._wrap_consumer(consumer)
+                consumer = self._wrap_consumer(create_with_retries(create))
                 self._consumers.append(consumer)
                 self._spawn(self._consume, consumer, f"consumer-{index}", name)
+        batching = plan.batching_options()
+        if plan.batching and plan.batching_type == "key_based":
+            batching["batching_type"] = pulsar.BatchingType.KeyBased
         for topic in plan.topics:
             for _ in range(plan.producers):
+                name = f"producer-{len(self._producers)}"
                 producer = create_with_retries(
                     functools.partial(
                         self.client.create_producer,
                         topic,
                         send_timeout_millis=plan.send_timeout_ms,
                         max_pending_messages=max_pending(plan.rate_per_second),
-                        **plan.batching_options(),
+                        **batching,
+                        **plan.producer_options(name),
                     )
                 )
                 producer = self._wrap_producer(producer)
                 self._producers.append(producer)
-                thread = self._spawn(self._produce, producer, topic, f"producer-{len(self._producers) - 1}")
+                thread = self._spawn(self._produce, producer, topic, name)
                 self._producer_threads.append(thread)
 
     def _spawn(self, target: Callable[..., None], *args: Any) -> threading.Thread:
@@ -148,6 +157,7 @@ class SingleProcessWorkload:
         pace = self._pace[name] = RatePace()
         stop, add, send_async, sent = self._stop_sending, self.log.add, producer.send_async, self._sent
         keys, size = plan.keys, plan.message_size
+        sequenced = plan.deduplication  # the seq is the message's sequence id, on whichever cluster it goes to
         issued = 0  # sends issued so far: send i (0-based) carries seq i + 1 and is due at i / rate
         while not stop.is_set():
             elapsed = time.monotonic() - origin_mono
@@ -166,7 +176,9 @@ class SingleProcessWorkload:
                 done = functools.partial(sent, name, topic, seq, key, len(payload))
                 props = {"producer": name, "seq": str(seq)}
                 try:
-                    if key is None:
+                    if sequenced:
+                        send_async(payload, done, properties=props, partition_key=key, sequence_id=seq)
+                    elif key is None:
                         send_async(payload, done, properties=props)
                     else:
                         send_async(payload, done, properties=props, partition_key=key)
@@ -216,9 +228,12 @@ class SingleProcessWorkload:
         import pulsar
 
         add, seeded, stop, delay_s = self.log.add, self._seeded, self._stop_receiving, self.plan.consumer_delay_s
+        reader, cumulative = self.plan.consume == "reader", self.plan.ack == "cumulative"
+        receive = consumer.read_next if reader else consumer.receive
+        acknowledge = consumer.acknowledge_cumulative if cumulative else getattr(consumer, "acknowledge", None)
         while not stop.is_set():
             try:
-                message = consumer.receive(timeout_millis=500)
+                message = receive(timeout_millis=500)
             except pulsar.PulsarException:
                 continue
             props = message.properties()
@@ -244,8 +259,9 @@ class SingleProcessWorkload:
                 self._drain.received(producer or "", seq)
             if delay_s:
                 stop.wait(delay_s)
-            with contextlib.suppress(pulsar.PulsarException):
-                consumer.acknowledge(message)
+            if acknowledge is not None and not reader:
+                with contextlib.suppress(pulsar.PulsarException):
+                    acknowledge(message)
 
     # -- ending ----------------------------------------------------------------------------------------
 

@@ -28,6 +28,7 @@ from pytest_pulsar_ha.run.context import RunContext, WorkloadNamespaces
 from pytest_pulsar_ha.run.parts.base import Part
 from pytest_pulsar_ha.run.parts.migrations import migrating_pairs
 from pytest_pulsar_ha.runtime.environment import RETENTION, PulsarHaEnvironment
+from pytest_pulsar_ha.runtime.ledger_owners import ledger_id_order
 from pytest_pulsar_ha.scenario.model import Scenario
 from pytest_pulsar_ha.workload.batching_choice import choose_batching
 from pytest_pulsar_ha.workload.plan import WorkloadPlan
@@ -57,6 +58,18 @@ def create_namespaces(env: PulsarHaEnvironment, scenario: Scenario, clusters: Se
             if group is not None:
                 _with_retries(functools.partial(set_anti_affinity_group, admin, namespace, group))
     return WorkloadNamespaces(namespaces, tenant, group, label)
+
+
+def turn_deduplication_on(env: PulsarHaEnvironment, namespaces: Sequence[str], clusters: Sequence[str]) -> str:
+    """Set each namespace's deduplication policy on every cluster (before any topic is looked up) and read it
+    back; the fact says what each cluster answered."""
+    answers = []
+    for name in clusters:
+        admin = env.cluster(name).admin
+        for namespace in namespaces:
+            _with_retries(functools.partial(admin.post, f"namespaces/{namespace}/deduplication", True))
+            answers.append(f"{name} {admin.get(f'namespaces/{namespace}/deduplication')}")
+    return "namespace policy on; read back: " + ", ".join(answers)
 
 
 def replication_lists(scenario: Scenario, clusters: Sequence[str]) -> dict[str, list[str]]:
@@ -148,6 +161,11 @@ class Namespaces(Part):
                         ctx.env.cluster(name).admin.put(path, topic.partitions)
                 ctx.topics.append(f"persistent://{namespace}/{topic.name}")
         w = scenario.workload
+        higher = scenario.topology.ledger_ids_higher
+        if higher is not None:
+            ctx.facts["ledger ids"] = ledger_id_order(ctx.env.seeded_ledger_ids(), clusters, higher)
+        if w.deduplication:
+            ctx.facts["workload deduplication"] = turn_deduplication_on(ctx.env, ctx.spaces.namespaces, clusters)
         processes = choose_processes(scenario)
         ctx.facts["workload processes"] = f"{processes.count} ({processes.why})"
         batching = choose_batching(scenario)
@@ -168,6 +186,10 @@ class Namespaces(Part):
             w.initial_position,
             batching.enabled,
             processes=processes.count,
+            deduplication=w.deduplication,
+            ack=w.ack,
+            consume=w.consume,
+            batching_type=w.batching_type,
         )
 
 

@@ -13,6 +13,10 @@ from pytest_pulsar_ha.settings.clusters import ClusterSpec
 
 __all__ = ["EmbeddedBackend", "EmbeddedOptions"]
 
+HIGH_OFFSET = 16
+"""Added to the high bits of the cluster whose ledger ids sort higher: above every other cluster's k (at most
+:data:`~pytest_pulsar_ha.settings.clusters.MAX_CLUSTERS`)."""
+
 
 class EmbeddedBackend:
     """Local ``pulsar standalone`` processes; the default backend."""
@@ -37,6 +41,8 @@ class EmbeddedBackend:
 
     def create(self, spec: ClusterSpec, plans: Sequence[ListenerPlan]) -> StandaloneNode | MultiBrokerNode:
         """The cluster's node; the k-th cluster of the environment numbers its ledgers from k << 32 (k from 1),
-        so that a (ledger, entry) position names one cluster (runtime/nodes/ledger_ids.py)."""
+        so that a (ledger, entry) position names one cluster (runtime/nodes/ledger_ids.py); one whose ids must
+        sort above the others' (``spec.ledger_ids_high``) from (k + :data:`HIGH_OFFSET`) << 32."""
         self._created += 1
-        return create_node(spec, plans, self.options, ledger_id_high_bits=self._created)
+        bits = self._created + (HIGH_OFFSET if spec.ledger_ids_high else 0)
+        return create_node(spec, plans, self.options, ledger_id_high_bits=bits)
