@@ -25,12 +25,15 @@ from pytest_pulsar_ha.scenario.faults import (
     OutageFault,
     PauseFault,
     ReplicationCutFault,
+    ReplicationLatencyFault,
     ResetFault,
+    SetPolicyFault,
     TimeoutFault,
     UnloadFault,
     UrlProviderFault,
     _Fault,
 )
+from pytest_pulsar_ha.scenario.faults.admin import POLICIES
 from pytest_pulsar_ha.scenario.model import Scenario
 
 Factory = Callable[[], AbstractContextManager[Any]]
@@ -184,6 +187,73 @@ def _unload(target: FaultTarget, fault: UnloadFault) -> Factory:
     return unloaded
 
 
+POLICY_SHOWN_WITHIN_S = 10.0
+"""How long a policy set (or restored) may take before its admin GET answers the new value (topic policies
+travel through the namespace's ``__change_events`` topic)."""
+
+
+def _policy_paths(target: FaultTarget, fault: SetPolicyFault) -> list[str]:
+    """The admin REST paths of the fault's policy: one per namespace of the workload's topics, or one per
+    topic (a partitioned topic's policy is set on its base name)."""
+    segment = POLICIES[fault.policy].paths[fault.scope]
+    if fault.scope == "namespace":
+        namespaces = dict.fromkeys(t.removeprefix("persistent://").rsplit("/", 1)[0] for t in target.topics)
+        return [f"namespaces/{namespace}/{segment}" for namespace in namespaces]
+    topics = dict.fromkeys(t.split("-partition-", 1)[0] for t in target.topics)
+    named = [t for t in topics if fault.topic is None or t.rsplit("/", 1)[1] == fault.topic]
+    if not named:
+        raise RuntimeError(f"set_policy: {fault.topic} is not a topic of the workload ({', '.join(target.topics)})")
+    return [f"{t.replace('://', '/', 1)}/{segment}" for t in named]
+
+
+def _set_policy(target: FaultTarget, fault: SetPolicyFault) -> Factory:
+    """Set the fault's policy at each of its paths on the fault's cluster (``POST`` the value), wait until the
+    admin API answers it, and at the end restore what each path held before (``POST`` it back, or ``DELETE``
+    where nothing was set), waiting again."""
+
+    def answers(admin: Any, path: str, value: Any) -> None:
+        deadline = time.monotonic() + POLICY_SHOWN_WITHIN_S
+        seen: Any = None
+        while time.monotonic() < deadline:
+            seen = admin.get(path)
+            if seen == value:
+                return
+            time.sleep(0.2)
+        raise RuntimeError(
+            f"set_policy: {fault.cluster} answers {seen!r} at {path}, {POLICY_SHOWN_WITHIN_S:g}s after it was set "
+            f"to {value!r}"
+        )
+
+    @contextmanager
+    def policy_set() -> Iterator[None]:
+        admin = target.env.cluster(fault.cluster).admin
+        before: dict[str, Any] = {}
+        try:
+            for path in _policy_paths(target, fault):
+                before[path] = admin.get(path)
+                admin.post(path, fault.value)
+                answers(admin, path, fault.value)
+            yield
+        finally:
+            for path, value in before.items():
+                if value is None:
+                    admin.delete(path)
+                else:
+                    admin.post(path, value)
+                answers(admin, path, value)
+
+    return policy_set
+
+
+def _replication_latency(target: FaultTarget, fault: ReplicationLatencyFault) -> Factory:
+    """A latency toxic on the upstream stream of each link proxy the replicator of ``from`` reaches ``to`` by
+    (what it sends: the replicated messages); the downstream stream (``to``'s receipts) is left alone."""
+    env = target.env
+    proxies = env.layout.link_proxies(fault.from_, fault.to)
+    attributes = {"latency": int(fault.latency.seconds * 1000), "jitter": int(fault.jitter.seconds * 1000)}
+    return lambda: env.network.toxic(proxies, "latency", attributes, ("upstream",))
+
+
 def _row(kind: type[F], apply: Callable[[FaultTarget, F], Factory]) -> tuple[str, Primitive]:
     return _kind_of(kind), apply
 
@@ -214,6 +284,8 @@ PRIMITIVES: dict[str, Primitive] = dict(
         _row(ClockSkewFault, _clock_skew),
         _row(MigrateFault, _migrate),
         _row(UnloadFault, _unload),
+        _row(SetPolicyFault, _set_policy),
+        _row(ReplicationLatencyFault, _replication_latency),
     ]
 )
 """Fault kind (the YAML name) -> its primitive."""

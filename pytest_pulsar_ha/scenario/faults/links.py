@@ -8,14 +8,15 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
-from pytest_pulsar_ha.scenario.base import ClusterName, _raise_problems
+from pytest_pulsar_ha.scenario.base import ClusterName, PositiveDuration, _raise_problems
 from pytest_pulsar_ha.scenario.facts import FaultFacts
 from pytest_pulsar_ha.scenario.faults.base import _Fault, _Window
+from pytest_pulsar_ha.scenario.quantities import Duration
 
 if TYPE_CHECKING:
     from pytest_pulsar_ha.scenario.generate import FaultSpace
 
-__all__ = ["ReplicationCutFault"]
+__all__ = ["ReplicationCutFault", "ReplicationLatencyFault"]
 
 
 class _FromTo(_Fault):
@@ -56,3 +57,20 @@ class ReplicationCutFault(_Window, _FromTo):
     def draw(cls, rng: random.Random, space: FaultSpace, clusters: Sequence[str]) -> dict[str, Any]:
         source, target = rng.sample(list(clusters), 2)
         return {"from": source, "to": target}
+
+
+class ReplicationLatencyFault(_Window, _FromTo):
+    """Geo-replication from one cluster to another is delayed: what the replicator of `from` sends to `to` (its
+    messages) waits `latency` in the link's proxy; the other direction of the link, `to`'s receipts, and clients
+    are not affected."""
+
+    kind: Literal["replication_latency"]
+    facts = FaultFacts("link")
+    wording: ClassVar[dict[str, str]] = {
+        "at": "When the delay starts, from the start of the workload.",
+        "for_": "How long replication stays delayed.",
+    }
+    latency: PositiveDuration
+    """Delay added to what the replicator sends over the link."""
+    jitter: Duration = Duration("0ms")
+    """Random variation of the delay."""
