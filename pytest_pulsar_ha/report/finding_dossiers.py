@@ -128,6 +128,24 @@ _PIP136_QUERIES = (
     "pulsar-client-cpp pulsar-client-python namespace policy metadata sync divergence two clusters",
 )
 
+_GEO_PRODUCER = "pulsar-client/src/main/java/org/apache/pulsar/client/impl/GeoReplicationProducerImpl.java"
+_REPL_RECEIPT = CodePointer(
+    _TAG,
+    _GEO_PRODUCER,
+    "GeoReplicationProducerImpl.ackReceivedReplicatedMsg",
+    (87, 190),
+    "the replicator's producer matches a receipt's source position against its pending sends; a receipt for a later "
+    "source entry than the pending one is logged as `Received an msg send receipt[error]` (line 185)",
+)
+_REPL_DROP = CodePointer(
+    _TAG,
+    _GEO_PRODUCER,
+    "GeoReplicationProducerImpl.printWarnLogWhenCanNotDetermineDeduplication",
+    (269, 272),
+    "logs a source entry `dropped because Broker can not determine whether is duplicate or not`",
+)
+
+
 DOSSIERS: dict[str, Dossier] = {
     "pip136-apply-time-lww": Dossier(
         "broker defect",
@@ -190,6 +208,63 @@ DOSSIERS: dict[str, Dossier] = {
     "lookup-coalescing-26244": Dossier("broker defect", PULSAR),
     "pip188-url-validation-26473": Dossier("broker defect", PULSAR),
     "new-topic-waits-for-remotes": Dossier("broker defect", PULSAR),
+    "reloaded-topic-waits-for-remotes": Dossier(
+        "broker defect",
+        PULSAR,
+        threads=(
+            Thread(
+                f"{PULSAR}#24652",
+                "pull request",
+                "merged",
+                "PIP-433: the remote topic is checked (and created) "
+                "before a replicator starts, the path a reload takes",
+            ),
+            Thread(
+                f"{PULSAR}#26681",
+                "pull request",
+                "open",
+                "bounds a retry loop in the same replicator start "
+                "(GeoPersistentReplicator.getLocalPartitionMetadata), for a deleted local topic",
+            ),
+        ),
+        searched="2026-11-29",
+        queries=(
+            "PIP-433 replicator remote topic existence check geo-replication topic creation 24652",
+            "topic cannot be loaded when remote cluster is down geo-replication 4.1 getPartitionedTopicMetadata "
+            "replicator timeout producer creation",
+        ),
+    ),
+    "replicated-size-refusal-26113": Dossier(
+        "broker defect",
+        PULSAR,
+        threads=(
+            Thread(
+                f"{PULSAR}#26113",
+                "issue",
+                "open",
+                "reports it: a head-of-queue send failure that does not close the connection rewinds the replicator "
+                "after later entries were stored (V2 deduplication); the trigger here: a lowered maximum message size",
+            ),
+            Thread(
+                f"{PULSAR}#26002",
+                "pull request",
+                "merged",
+                "a replicator stuck after a failed remote publish (its read permit not returned)",
+            ),
+        ),
+        searched="2026-11-29",
+        queries=(
+            "geo-replication drops message when replicated send fails without closing connection",
+            "26113 head-of-queue send failure rewinds cursor dedup high-watermark recoverNotAllowedError",
+        ),
+        code=(_REPL_RECEIPT, _REPL_DROP),
+        log_pattern=r"send receipt\[error\]|has been dropped because",
+        log_note="cluster-a's broker log, the replicator's producer (GeoReplicationProducerImpl) while cluster-b "
+        "refuses entries for their size ('NotAllowedError : Exceed maximum message size', left out here): a receipt "
+        "for a later source entry while a refused one is still pending ('Received an msg send receipt[error]'), then "
+        "source entries 'dropped because Broker can not determine whether is duplicate or not'; stored from the first "
+        "run on 4.2.4",
+    ),
     "standalone-restart-loop": Dossier("broker defect", PULSAR),
 }
 

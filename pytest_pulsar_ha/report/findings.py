@@ -38,6 +38,16 @@ class Finding:
     def shows(self, case_id: str) -> bool:
         return any(node.split("::", 1)[1] == case_id for node in self.cases)
 
+    @property
+    def hunted(self) -> bool:
+        """A lead of the hunt: a case of it lives under :data:`HUNT_DIR` (scenarios marked ``hunt``, run by
+        ``make hunt``)."""
+        return any(node.startswith(HUNT_DIR) for node in self.cases)
+
+
+HUNT_DIR = "scenarios/hunt/"
+"""Where the hunt's scenarios live (each marked ``hunt``; tests/report/test_hunt_leads.py holds both)."""
+
 
 _SYNC = "scenarios/metadata-sync.pulsar-ha.yaml"
 _MIGRATION = "scenarios/blue-green-migration.pulsar-ha.yaml"
@@ -168,6 +178,28 @@ FINDINGS: tuple[Finding, ...] = (
         "(4.0.8: loads at once; 4.2.4: times out; 2026-11-28); topics that existed before the outage keep working",
     ),
     Finding(
+        "reloaded-topic-waits-for-remotes",
+        "Pulsar 4.2 cannot load an existing topic of a replicated namespace again (an unload) while a remote "
+        "cluster is unreachable",
+        ("scenarios/hunt/reload-during-remote-outage.pulsar-ha.yaml::hunt-reload-during-remote-outage",),
+        ("availability",),
+        "lead, extends new-topic-waits-for-remotes: PIP-433 (apache/pulsar#24652, merged) checks the remote topic "
+        "before a replicator starts; no upstream thread found about a reload during a remote's outage",
+        "the surviving cluster serves an existing topic it reloads during another cluster's outage, as 4.0.8 does",
+        "sends to the reloaded topic are not acknowledged within 5 s until every remote cluster answers",
+    ),
+    Finding(
+        "replicated-size-refusal-26113",
+        "geo-replication loses a message when the target refuses one replicated entry (above the topic's maximum "
+        "message size) while later ones are stored, deduplication on",
+        ("scenarios/hunt/replicated-size-refusal.pulsar-ha.yaml::hunt-replicated-size-refusal",),
+        ("no_loss",),
+        "lead: apache/pulsar#26113 (open)",
+        "every message cluster-a acknowledged reaches cluster-b once the size limit is lifted",
+        "a refused entry, re-sent after later entries were stored, is taken for a duplicate by cluster-b (its "
+        "source position is below the replicator's watermark) and never stored there",
+    ),
+    Finding(
         "standalone-restart-loop",
         "a standalone killed with SIGKILL restarts into a loop on its bookie's registration lock",
         (),
@@ -289,6 +321,16 @@ def runs_table(runs: Sequence[CaseRun], versions: Sequence[str] = VERSIONS) -> l
             cells.append(", ".join(f"{n} {o}" for o, n in counts.items()) or "no run stored")
         lines.append(f"| {case} | " + " | ".join(cells) + " |")
     return lines
+
+
+def hunt_result(observations: Sequence[Observation], finding: Finding, version: str) -> str:
+    """A hunt lead on one version: ``shown in k of n runs``, ``not shown in n runs`` or ``no run stored``."""
+    runs = [o for o in observations if o.finding == finding.key and o.version == version]
+    if not runs:
+        return "no run stored"
+    count = f"{len(runs)} run" + ("s" if len(runs) != 1 else "")
+    shown = sum(o.shown for o in runs)
+    return f"shown in {shown} of {count}" if shown else f"not shown in {count}"
 
 
 def tally(observations: Sequence[Observation], finding: Finding, version: str) -> str:

@@ -10,7 +10,16 @@ from collections.abc import Sequence
 
 from pytest_pulsar_ha.report.finding_dossiers import KINDS, dossier
 from pytest_pulsar_ha.report.finding_status import MIN_RUNS, standing
-from pytest_pulsar_ha.report.findings import FINDINGS, VERSIONS, CaseRun, Finding, Observation, runs_table
+from pytest_pulsar_ha.report.findings import (
+    FINDINGS,
+    HUNT_DIR,
+    VERSIONS,
+    CaseRun,
+    Finding,
+    Observation,
+    hunt_result,
+    runs_table,
+)
 
 REPORTS_DIR = "reports"
 """the reports' folder, relative to the page"""
@@ -59,6 +68,18 @@ def _client_rows(observations: Sequence[Observation], runs: Sequence[CaseRun], v
     return lines
 
 
+def _hunt_rows(observations: Sequence[Observation], versions: Sequence[str]) -> list[str]:
+    lines = [
+        "| lead | upstream | " + " | ".join(versions) + " |",
+        "| --- | --- | " + " | ".join("---" for _ in versions) + " |",
+    ]
+    for finding in FINDINGS:
+        if finding.hunted:
+            cells = [hunt_result(observations, finding, v) for v in versions]
+            lines.append("| " + " | ".join([f"{finding.title} (`{finding.key}`)", finding.upstream, *cells]) + " |")
+    return lines
+
+
 def render(
     observations: Sequence[Observation], runs: Sequence[CaseRun] = (), versions: Sequence[str] = VERSIONS
 ) -> str:
@@ -93,6 +114,15 @@ def render(
         "`failed` here; the pytest outcome, XFAIL or FAILED, depends on the scenario's `expect_failure.versions`).",
         "",
         *runs_table(runs, versions),
+        "",
+        "## The hunt's leads",
+        "",
+        f"Leads about possible defects, each tried by a scenario under `{HUNT_DIR}` (marked `hunt`; `make hunt` runs",
+        "them `HUNT_RUNS` times on `HUNT_VERSION` and records each run): its upstream thread as the search tool's",
+        "copy read it, and per version in how many stored runs it showed. Each lead is in the tables above too,",
+        "held to the same evidence bar.",
+        "",
+        *_hunt_rows(observations, versions),
     ]
     for finding in by_class():
         lines += _evidence(finding, observations)
