@@ -263,7 +263,7 @@ DOSSIERS: dict[str, Dossier] = {
         "refuses entries for their size ('NotAllowedError : Exceed maximum message size', left out here): a receipt "
         "for a later source entry while a refused one is still pending ('Received an msg send receipt[error]'), then "
         "source entries 'dropped because Broker can not determine whether is duplicate or not'; stored from the first "
-        "run on 4.2.4",
+        "run on each version",
     ),
     "standalone-restart-loop": Dossier("broker defect", PULSAR),
 }
