@@ -46,6 +46,8 @@ def cannot_apply(scenario: Scenario, name: str) -> str | None:
         return "the Java client runs in the Java driver; mutants change the Python client and our providers"
     if scenario.failures_to_show:
         return "the scenario expects a failure: a mutant's kill could not be told from it"
+    if "hunt" in scenario.marks:
+        return "a hunt scenario is a lead about Pulsar (make hunt): its failure is a finding, not a mutant's kill"
     if scenario.soak is not None:
         return "a soak is judged on its whole history only; mutate a scenario of its kind instead"
     if any(isinstance(e, SwitchBackExpectation) and e.switch_back.cold for e in scenario.expect):

@@ -204,6 +204,62 @@ DOSSIERS: dict[str, Dossier] = {
     "java-client-25291": Dossier(
         "client defect", PULSAR, client="Java client (pulsar-client-original)", counter_check="primary-outage"
     ),
+    "replicated-dedup-reload-25861": Dossier(
+        "broker defect",
+        PULSAR,
+        counter_check="hunt-replicated-dedup-target-reload[no-reload]",
+        threads=(
+            Thread(f"{PULSAR}#25861", "issue", "open", "the report: the V2 watermark is not recovered on reload"),
+            Thread(f"{PULSAR}#25860", "pull request", "open", "its fix"),
+        ),
+        searched=_SEARCHED,
+        queries=("replicated messages duplicated deduplication enabled topic unload geo-replication",),
+    ),
+    "dedup-failover-resend": Dossier(
+        "limit of the design",
+        PULSAR,
+        threads=(
+            Thread(
+                f"{PULSAR}#23697",
+                "pull request",
+                "merged",
+                "replicated entries deduplicated by source position (V2), not by the original producer's sequence id",
+            ),
+        ),
+        searched=_SEARCHED,
+        queries=("replicated messages duplicated deduplication enabled topic unload geo-replication",),
+    ),
+    "cpp-client-pip121-cumulative-ids": Dossier(
+        "client defect",
+        CPP,
+        client="Python client (pulsar-client, the C++ client inside)",
+        counter_check="hunt-pip121-cumulative-ack-ids[b-ids-higher]",
+        threads=(Thread(f"{PULSAR}#25291", "issue", "open", "the Java client's sibling"),),
+        searched=_SEARCHED,
+        queries=(
+            "Java consumer keeps old cluster message ids after failover AutoClusterFailover drops message as duplicate",
+            "pulsar-client-cpp consumer topic migrated clear ack grouping tracker last message id redirect cluster",
+        ),
+    ),
+    "cpp-client-pip188-cumulative-ids": Dossier(
+        "client defect",
+        CPP,
+        client="Python client (pulsar-client, the C++ client inside)",
+        counter_check="hunt-pip188-cumulative-ack[individual-acks]",
+        threads=(
+            Thread(
+                f"{PULSAR}#23693",
+                "pull request",
+                "merged",
+                "the Java client's reader filtering at a blue-green switch (listed in Client Java 3.3.4's notes)",
+            ),
+        ),
+        searched=_SEARCHED,
+        queries=(
+            "blue-green migration cumulative ack consumer drops messages green cluster redirect",
+            "pulsar-client-cpp consumer topic migrated clear ack grouping tracker last message id redirect cluster",
+        ),
+    ),
     "pip136-tie-order": Dossier("broker defect", PULSAR, code=(_SHOULD_IGNORE,)),
     "lookup-coalescing-26244": Dossier("broker defect", PULSAR),
     "pip188-url-validation-26473": Dossier("broker defect", PULSAR),

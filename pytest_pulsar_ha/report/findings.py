@@ -132,6 +132,47 @@ FINDINGS: tuple[Finding, ...] = (
         "a message acknowledged by the new cluster is dropped as a duplicate, then received late (a reorder)",
     ),
     Finding(
+        "replicated-dedup-reload-25861",
+        "with deduplication on, a replicated message is stored twice when the target topic reloads",
+        ("scenarios/hunt/replicated-dedup-target-reload.pulsar-ha.yaml::hunt-replicated-dedup-target-reload",),
+        ("max_duplicates",),
+        "lead: apache/pulsar#25861 (open; fix apache/pulsar#25860, an open PR)",
+        "the target stores each replicated message once, however often its topic reloads",
+        "the target's deduplication watermark for the replicator is lost with the reload and the replayed entries "
+        "are stored again (a reader of the target reads them twice)",
+    ),
+    Finding(
+        "dedup-failover-resend",
+        "a named producer with deduplication re-sends to cluster-b after a failover: stored twice there",
+        ("scenarios/hunt/dedup-failover-resend.pulsar-ha.yaml::hunt-dedup-failover-resend",),
+        ("max_duplicates",),
+        "lead: no upstream thread found (deduplication is per cluster; replicated entries are deduplicated by "
+        "source position since apache/pulsar#23697)",
+        "cluster-b stores each message once: the producer's re-send or cluster-a's replicated copy, not both",
+        "cluster-b stores the producer's re-send and cluster-a's replicated copy of the same message",
+    ),
+    Finding(
+        "cpp-client-pip121-cumulative-ids",
+        "the C++/Python consumer keeps cluster-a's cumulative-ack position after a PIP-121 failover and drops "
+        "cluster-b's messages",
+        ("scenarios/hunt/pip121-cumulative-ack-ids.pulsar-ha.yaml::hunt-pip121-cumulative-ack-ids",),
+        ("no_loss",),
+        "lead: the Java sibling is apache/pulsar#25291 (open); none found for the C++ or Python client",
+        "every message cluster-b acknowledged after the failover is delivered",
+        "messages whose ids compare below cluster-a's last cumulative ack are dropped as duplicates",
+    ),
+    Finding(
+        "cpp-client-pip188-cumulative-ids",
+        "the C++/Python consumer keeps blue's cumulative-ack position after a PIP-188 redirect and drops green's "
+        "messages",
+        ("scenarios/hunt/pip188-cumulative-ack.pulsar-ha.yaml::hunt-pip188-cumulative-ack",),
+        ("no_loss",),
+        "lead: for Java, apache/pulsar#23693 (merged, Java client 3.3.4) fixed the reader's filtering at a "
+        "blue-green switch; none found for the C++ or Python client",
+        "every message green acknowledged after the redirect is delivered",
+        "messages whose ids compare at or below blue's last cumulative ack are dropped as duplicates",
+    ),
+    Finding(
         "pip136-tie-order",
         "PIP-136 breaks an origin-time tie in favour of the larger cluster name (the PIP says the smaller)",
         (),
