@@ -42,7 +42,7 @@ def run_script(root: Path, key: str, version: str, runs: int) -> int:
     env = dict(os.environ, JAVA_HOME=str(dist.java.resolve().parent.parent), PULSAR_HOME=str(dist.home))
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = script_runs.header(
-        f"python3 {script.name} $PULSAR_HOME  # Pulsar {dist.label} ({dist.origin}), {runs} run(s)",
+        f"python3 {script.name} $PULSAR_HOME  # Pulsar {dist.label}, {runs} run(s)",
         f"{started} on {_machine()}",
     )
     statuses = []

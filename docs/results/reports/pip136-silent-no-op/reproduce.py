@@ -22,7 +22,8 @@ distribution, or any folder whose ``bin/pulsar standalone`` starts a standalone 
 Needs Python 3.8+ and Java 17+ (``JAVA_HOME`` or ``java`` on the path); nothing else. It uses free ports on
 127.0.0.1 and a temporary folder (printed; its logs are kept, its data removed), and stops every process it started.
 
-Exit status: 0 when the defect shows, 1 when it does not, 2 on a set-up error.
+Exit status: 0 when the defect shows (the clusters diverge and a broker logged the dropped event), 1 when it does
+not, 2 on a set-up error.
 """
 
 from __future__ import annotations
@@ -372,16 +373,20 @@ def reproduce(home: Path, work: Path, started: list[Standalone]) -> int:
             for line in cluster.log_lines(needle):
                 log(f"{cluster.name}'s log: {line.strip()}")
         dropped = [c.name for c in (a, b) if c.log_lines(needle)]
+        if not dropped:
+            # a divergence without the drop's WARN line came by another path (e.g. two writes stamped in the same
+            # millisecond, which the tie rule decides): not this defect; try again
+            log(
+                f"the clusters diverge ({a.name} {held_a}, {b.name} {held_b}) but neither logged "
+                f"'{DROPPED}...': not the version drop; trying again"
+            )
+            continue
         log(
             f"shown: the clusters diverge for good ({a.name} {held_a}, {b.name} {held_b}); "
-            + (
-                f"{', '.join(dropped)} dropped the other's later write (BadVersionException, event acknowledged)"
-                if dropped
-                else "no BadVersion line in the logs: see them under " + str(work)
-            )
+            f"{', '.join(dropped)} dropped the other's later write (BadVersionException, event acknowledged)"
         )
         return 0
-    log(f"not shown in {ATTEMPTS} attempts: the clusters converged each time")
+    log(f"not shown in {ATTEMPTS} attempts: the clusters converged, or diverged without the version drop's line")
     return 1
 
 
