@@ -1,5 +1,6 @@
 """Fuzzing the loader: mutations of the shipped scenario files never raise anything but ``ScenarioError`` and
-never take more than a second or 256 MiB per file."""
+never take more than a few seconds of CPU or 256 MiB per file (an alias bomb or a nesting bomb takes minutes; CPU
+time, not wall time, so that a loaded machine does not fail the test)."""
 
 from __future__ import annotations
 
@@ -82,7 +83,7 @@ def test_mutated_files_only_ever_raise_scenario_error_quickly(data: bytes) -> No
     path = _DIR / "fuzz.pulsar-ha.yaml"
     path.write_bytes(data)
     tracemalloc.start()
-    started = time.perf_counter()
+    started = time.process_time()
     try:
         load_scenarios(path)
     except ScenarioError as exc:
@@ -90,10 +91,10 @@ def test_mutated_files_only_ever_raise_scenario_error_quickly(data: bytes) -> No
         lines = data.count(b"\n") + 1
         assert all(problem.line <= lines for problem in exc.problems), (str(exc), lines)
     finally:
-        elapsed = time.perf_counter() - started
+        elapsed = time.process_time() - started
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
-    assert elapsed < 1.0, f"took {elapsed:.2f}s"
+    assert elapsed < 3.0, f"took {elapsed:.2f}s of CPU"
     assert peak < 256 * 1024 * 1024, f"peak {peak / 2**20:.0f} MiB"
 
 
