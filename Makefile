@@ -6,16 +6,19 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTEST_ARGS ?=
 
-.PHONY: setup chromium provision wheel demo scenarios smoke test lint docs unit bench reap multi-broker migration-chaos nightly soak side-by-side matrix mutate hunt
+.PHONY: setup chromium provision wheel demo scenarios smoke test lint docs unit bench reap multi-broker migration-chaos nightly soak side-by-side matrix mutate hunt rootfs-smoke fresh-machine
 
 setup: $(VENV)/.installed provision
 
 # The report tests open the pages in Debian's Chromium (driven by Playwright): installed when missing, for make test
-# and make unit only (nothing on PyPI serves a usable one; make demo never needs it).
-chromium:
-	@command -v chromium >/dev/null || { if [ "$$(id -u)" = 0 ]; then echo "installing chromium with apt-get"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
-		else echo "the report tests need Debian's chromium: sudo apt-get install chromium" >&2; exit 1; fi; }
+# and make unit only (nothing on PyPI serves a usable one; make demo never needs it). Playwright's own node needs
+# libatomic1, which a minimal Debian lacks (make fresh-machine found it): installed with it when node does not run.
+chromium: $(VENV)/.installed
+	@{ command -v chromium && $(PY) -m playwright --version; } >/dev/null 2>&1 || { if [ "$$(id -u)" = 0 ]; then \
+		echo "installing chromium and libatomic1 with apt-get"; apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium libatomic1; \
+		else echo "the report tests need Debian's chromium and libatomic1: sudo apt-get install chromium libatomic1" >&2; \
+		exit 1; fi; }
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -160,3 +163,18 @@ wheel: setup
 
 reap: $(VENV)/.installed
 	$(VENV)/bin/pulsar-ha reap
+
+# The README's two commands on a fresh machine: make demo, then make test, in a container of a minimal Debian root
+# file system with only python3, python3-venv and make (debootstrap minbase, built once and cached by tag), from a
+# clean clone of HEAD with an empty HOME and nothing else from the host; needs root and a Docker engine (started
+# with .ci/docker-engine when none answers). Its output is stored (docs/results/data/fresh_machine.txt); each
+# command's full log stays in a temporary folder it names. FRESH_ARGS='--commands "make demo"' runs one of them;
+# --budget S stops what still runs after S seconds (over an hour in all on 2 cores).
+FRESH_ARGS ?=
+fresh-machine: $(VENV)/.installed
+	$(PY) benchmarks/store.py benchmarks/fresh_machine.py $(FRESH_ARGS)
+
+# .ci/run's bounded version: make smoke and one demo case (metadata-sync-two-way) in the same container, seeded
+# with this machine's pip cache, Maven jar store and toxiproxy binary (its steps timed; the image is built on first use).
+rootfs-smoke: setup
+	$(PY) benchmarks/fresh_machine.py --smoke
