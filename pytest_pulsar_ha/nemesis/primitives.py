@@ -276,6 +276,7 @@ PRIMITIVES: dict[str, Primitive] = dict(
         ),
         _row(ResetFault, lambda t, f: t.env.cluster(f.cluster).resetting),
         _row(ReplicationCutFault, lambda t, f: lambda: t.env.replication_cut(f.from_, f.to)),
+        _row(ReplicationLatencyFault, _replication_latency),
         _row(OperatorSwitchFault, _operator_switch),
         _row(UrlProviderFault, _url_provider),
         _row(BrokerKillFault, _on_broker),
@@ -285,7 +286,6 @@ PRIMITIVES: dict[str, Primitive] = dict(
         _row(MigrateFault, _migrate),
         _row(UnloadFault, _unload),
         _row(SetPolicyFault, _set_policy),
-        _row(ReplicationLatencyFault, _replication_latency),
     ]
 )
 """Fault kind (the YAML name) -> its primitive."""

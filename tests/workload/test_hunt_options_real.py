@@ -80,10 +80,18 @@ def test_a_cumulative_ack_moves_the_mark_delete_position_to_the_last_message(pul
     cursor_of = lambda: pulsar_ha.cluster("cluster-a").admin.get(  # noqa: E731
         f"persistent/{namespace}/cumulative/internalStats"
     )["cursors"]["sub-0"]
+    last = (int(ledger), int(entry))
+
+    def position() -> tuple[int, int]:
+        mark_ledger, mark_entry = cursor_of()["markDeletePosition"].split(":")
+        return int(mark_ledger), int(mark_entry)
+
+    # at or past the last receipt the history kept (the consumer may ack a few more before it closes: seen in CI,
+    # 4294967540:72 against the history's last 4294967540:57)
     deadline = time.monotonic() + 10
-    while cursor_of()["markDeletePosition"] != f"{ledger}:{entry}" and time.monotonic() < deadline:
+    while position() < last and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert cursor_of()["markDeletePosition"] == f"{ledger}:{entry}"
+    assert position() >= last
 
 
 def test_a_reader_reads_the_topic_from_its_start(pulsar_ha: Any) -> None:
