@@ -13,11 +13,12 @@ disagree). Measured figures in the docs come from these files, never typed in by
 from __future__ import annotations
 
 import datetime
-import os
 import shlex
 import subprocess
 import sys
 from pathlib import Path
+
+from pytest_pulsar_ha.report.script_runs import machine
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "docs" / "results" / "data"
@@ -25,15 +26,6 @@ PAGE = ROOT / "docs" / "results" / "stored-outputs.md"
 RAN_BUT_FAILED = 1
 """A benchmark's exit status when it ran to the end and some of what it checks failed (kept: evidence too);
 any other non-zero status (a usage error, a crash) stores nothing."""
-
-
-def machine() -> str:
-    memory = ""
-    meminfo = Path("/proc/meminfo")
-    if meminfo.exists():
-        kib = int(meminfo.read_text().split("MemTotal:")[1].split()[0])
-        memory = f", {kib / 1024 / 1024:.0f} GiB"
-    return f"{os.cpu_count()} cores{memory}"
 
 
 def render() -> str:

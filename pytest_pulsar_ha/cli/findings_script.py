@@ -16,15 +16,6 @@ def _say(message: str) -> None:
     print(message, flush=True)
 
 
-def _machine() -> str:
-    memory = ""
-    meminfo = Path("/proc/meminfo")
-    if meminfo.exists():
-        kib = int(meminfo.read_text().split("MemTotal:")[1].split()[0])
-        memory = f", {kib / 1024 / 1024:.0f} GiB"
-    return f"{os.cpu_count()} cores{memory}"
-
-
 def run_script(root: Path, key: str, version: str, runs: int) -> int:
     from pytest_pulsar_ha.provisioning import default_cache_dir, ensure_pulsar
     from pytest_pulsar_ha.report.finding_dossiers import dossier
@@ -43,7 +34,7 @@ def run_script(root: Path, key: str, version: str, runs: int) -> int:
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = script_runs.header(
         f"python3 {script.name} $PULSAR_HOME  # Pulsar {dist.label}, {runs} run(s)",
-        f"{started} on {_machine()}",
+        f"{started} on {script_runs.machine()}",
     )
     statuses = []
     for index in range(1, runs + 1):

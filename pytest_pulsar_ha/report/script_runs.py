@@ -9,6 +9,7 @@ its output, under a header with the command, the day and the machine.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +36,16 @@ class ScriptRun:
     @property
     def meaning(self) -> str:
         return MEANING.get(self.status, f"exit {self.status}")
+
+
+def machine() -> str:
+    """The machine a stored output ran on, as headers say it: ``2 cores, 24 GiB`` (``benchmarks/store.py`` too)."""
+    memory = ""
+    meminfo = Path("/proc/meminfo")
+    if meminfo.exists():
+        kib = int(meminfo.read_text().split("MemTotal:")[1].split()[0])
+        memory = f", {kib / 1024 / 1024:.0f} GiB"
+    return f"{os.cpu_count()} cores{memory}"
 
 
 def header(command: str, ran: str) -> list[str]:
