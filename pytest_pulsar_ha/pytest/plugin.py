@@ -63,6 +63,11 @@ class PulsarHaState:
 
     def __init__(self) -> None:
         self.results: list[ScenarioResult] = []
+        self.seconds: dict[str, float] = {}
+        """wall seconds per test node id: set-up, call and teardown (the summary shows them)"""
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.seconds[report.nodeid] = self.seconds.get(report.nodeid, 0.0) + report.duration
 
     @pytest.hookimpl(trylast=True)
     def pytest_pulsar_ha_run_scenario(self, item: pytest.Item, case: object) -> bool:
@@ -154,6 +159,7 @@ def pulsar_ha_environments(
                 file=sys.stderr,
             )
             env.start()
+            print(f"[pulsar-ha] started {names} in {env.startup_seconds or 0:.1f}s", file=sys.stderr)
             return env
 
         with quiet:  # provisioning progress must reach the terminal
@@ -343,40 +349,20 @@ def pytest_runtest_makereport(
     return report
 
 
-def _write_side_by_side(terminalreporter: pytest.TerminalReporter, results: list[ScenarioResult]) -> None:
-    """A scenario's variants that ran the same fault with different clients or providers, as one table."""
-    from pytest_pulsar_ha.checks.side_by_side import family_tables, text_table
-
-    rows = [r.side_by_side for r in results if r.side_by_side is not None]
-    for name, members in family_tables(rows).items():
-        terminalreporter.write_line(f"side by side: {name}")
-        for line in text_table(members):
-            terminalreporter.write_line(f"  {line}")
-
-
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """The broker logs of failed tests; after scenarios ran: one line each, and the index page of their evidence."""
     write_failure_logs(terminalreporter)
     found = terminalreporter.config.pluginmanager.get_plugin(STATE_NAME)
-    results = found.results if isinstance(found, PulsarHaState) else []
-    if not results:
+    if not isinstance(found, PulsarHaState) or not found.results:
         return
-    from pytest_pulsar_ha.report.index import write_index
+    from pytest_pulsar_ha.pytest.summary import write_scenario_summary
 
     # the index goes where the evidence went: the pulsar_ha_evidence_dir each scenario used (the fixture, which
     # a conftest may override, is the single source of truth; the option only sets its default)
     default_root = (
         Path(str(terminalreporter.config.rootpath)) / option_value(terminalreporter.config, "evidence_dir")[0]
     )
-    by_root: dict[Path, list[object]] = {}
-    for result in results:
-        by_root.setdefault(getattr(result, "evidence_root", None) or default_root, []).append(result)
-    terminalreporter.section("pulsar-ha scenarios")
-    for result in results:
-        terminalreporter.write_line(f"{result.outcome:<12} {result.case_id}")
-    _write_side_by_side(terminalreporter, results)
-    for root, grouped in by_root.items():
-        terminalreporter.write_line(f"report: {write_index(grouped, root)}")
+    write_scenario_summary(terminalreporter, found.results, found.seconds, default_root)
 
 
 @pytest.fixture

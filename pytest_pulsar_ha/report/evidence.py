@@ -51,6 +51,7 @@ def write_verdict(result: ScenarioResult, evidence_dir: Path) -> Path:
         "figures": None if result.figures is None else result.figures.to_dict(),
         "side_by_side": None if result.side_by_side is None else result.side_by_side.to_dict(),
         "evidence": {k: str(v) for k, v in result.evidence.items()},
+        "phases": result.phases,
         "deadlocks": [
             {
                 "cluster": d.cluster,

@@ -48,6 +48,8 @@ class ScenarioResult:
     """The mutant the run was made with, or None"""
     versions: list[str] = field(default_factory=list)
     """The Pulsar versions the brokers answered (none answered: empty)"""
+    phases: dict[str, float] = field(default_factory=dict)
+    """Wall seconds per phase of the run, in order (run.phases): where its time went"""
 
     def settle(self, outcome: Outcome) -> None:
         """Take the decided outcome and its reason."""

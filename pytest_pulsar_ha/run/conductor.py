@@ -31,6 +31,7 @@ from pytest_pulsar_ha.run.client_version import client_version
 from pytest_pulsar_ha.run.context import RunContext
 from pytest_pulsar_ha.run.history import store_for
 from pytest_pulsar_ha.run.parts import PARTS, RunPart
+from pytest_pulsar_ha.run.phases import PhaseClock, part_name
 from pytest_pulsar_ha.run.steady_state import STEADY_STATE_SECONDS, keep_deadlocks, restart_deadlocked, steady_state
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
 from pytest_pulsar_ha.scenario.generate import with_drawn_faults
@@ -77,7 +78,8 @@ def execute(
     )
     events = _run(case, scenario, env, evidence_dir, spark, result, seed, mutant)
     result.settle((judge or (lambda r: decide(r, scenario)))(result))
-    write_evidence(result, events, evidence_dir)
+    with PhaseClock(result.phases).timed("evidence"):
+        write_evidence(result, events, evidence_dir)
     if result.ended == INTERRUPTED:
         raise KeyboardInterrupt(f"scenario {case.id} interrupted; faults undone; evidence in {evidence_dir}")
     return result
@@ -101,8 +103,10 @@ def _run(
         result.ended = REFUSED
         result.problems.append(refused)
         return []
+    clock = PhaseClock(result.phases)
     started = time.time()  # a deadlock's block is read from the part of the broker's log written since
-    before = steady_state(env, clusters, 30, since=started, before_faults=True)
+    with clock.timed("steady state before"):
+        before = steady_state(env, clusters, 30, since=started, before_faults=True)
     result.facts["pulsar"] = env.describe_pulsar()
     result.versions = sorted({v for v in env.broker_versions().values() if not v.startswith("unknown")})
     if before:
@@ -118,7 +122,7 @@ def _run(
     store = store_for(scenario, evidence_dir)
     ctx = RunContext(case, scenario, seed, env, clusters, evidence_dir, store.log, result, mutant=mutant)
     try:
-        _run_parts(ctx)
+        _run_parts(ctx, clock)
     except BaseException:
         store.abandon()  # what was journaled stays as the run's partial history
         raise
@@ -127,11 +131,13 @@ def _run(
     workload = ctx.needs_workload()
     stuck = workload.hung_closes + [h for h in ctx.hung if h]  # the client's own failure, kept as evidence
     result.problems += [f"the workload could not record a send's outcome: {e}" for e in workload.callback_errors]
-    after = steady_state(env, clusters, STEADY_STATE_SECONDS, since=started)
+    with clock.timed("steady state after"):
+        after = steady_state(env, clusters, STEADY_STATE_SECONDS, since=started)
     if after:
         result.problems += [DEADLOCK_PROBLEM_PREFIX + p for p in after.problems]
     keep_deadlocks(after.deadlocks, evidence_dir, result)
-    events, history = store.seal(ctx)
+    with clock.timed("history"):
+        events, history = store.seal(ctx)
     ctx.facts.update(
         {
             "scenario": case.id,
@@ -158,26 +164,37 @@ def _run(
         result.ended = INTERRUPTED
     else:
         hit = ctx.hit() if ctx.hit is not None else None
-        result.checks = evaluate(scenario, events, history, spark, primary=ctx.needs_provider().primary, hit=hit)
+        with clock.timed("checks"):
+            result.checks = evaluate(scenario, events, history, spark, primary=ctx.needs_provider().primary, hit=hit)
     label = client_label(scenario.client.kind, scenario.provider)
     if store.keeps_messages:  # a soak keeps no message events in memory: its figures come from Spark only
         result.side_by_side = side_by_side(case.id, label, events, result.figures)
     return events
 
 
-def _run_parts(ctx: RunContext) -> None:
+def _run_parts(ctx: RunContext, clock: PhaseClock) -> None:
     """The fixed loop: prepare the parts in table order (each one's close registered first), start them by stage,
-    wait out the workload, finish them by stage; close them all in reverse table order, whatever happens."""
+    wait out the workload, finish them by stage; close them all in reverse table order, whatever happens. Each
+    step of each part is timed into ``clock`` (``prepare NemesisPart``, ``workload``, ...)."""
     parts: list[RunPart] = [part for factory in PARTS if (part := factory(ctx)) is not None]
+
+    def close(part: RunPart) -> None:
+        with clock.timed(f"close {part_name(part)}"):
+            part.close(ctx)
+
     with ExitStack() as stack:
         for part in parts:
-            stack.callback(part.close, ctx)
-            part.prepare(ctx)
+            stack.callback(close, part)
+            with clock.timed(f"prepare {part_name(part)}"):
+                part.prepare(ctx)
         try:
             for part in sorted(parts, key=lambda p: p.start_stage):
-                part.start(ctx)
-            ctx.sleep_until(ctx.t0 + ctx.needs_plan().duration_s)
+                with clock.timed(f"start {part_name(part)}"):
+                    part.start(ctx)
+            with clock.timed("workload"):
+                ctx.sleep_until(ctx.t0 + ctx.needs_plan().duration_s)
             for part in sorted(parts, key=lambda p: p.finish_stage):
-                part.finish(ctx)
+                with clock.timed(f"finish {part_name(part)}"):
+                    part.finish(ctx)
         except KeyboardInterrupt:
             ctx.interrupted = True

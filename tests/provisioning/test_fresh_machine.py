@@ -21,6 +21,8 @@ fresh = load_benchmark("fresh_machine")
         "FAIL: replication and the workload do not work",
         "passed       metadata-sync-two-way",
         "failed       primary-outage",
+        "passed       primary-outage  (80 s)",
+        "[pulsar-ha] started cluster-a, cluster-b, cluster-c in 27.8s",
     ],
 )
 def test_verdict_lines(line: str) -> None:

@@ -4,6 +4,7 @@ orders, which are today's run order (the redesign changed no behaviour)."""
 
 from __future__ import annotations
 
+import time
 from types import SimpleNamespace
 from typing import Any, ClassVar
 
@@ -12,6 +13,7 @@ import pytest
 from pytest_pulsar_ha.run import conductor
 from pytest_pulsar_ha.run.context import FACT_ORDER, PROBLEM_ORDER, RunContext
 from pytest_pulsar_ha.run.parts import PARTS
+from pytest_pulsar_ha.run.phases import PhaseClock
 
 
 def context() -> RunContext:
@@ -48,7 +50,7 @@ def test_parts_prepare_in_table_order_run_by_stage_and_close_in_reverse(monkeypa
     calls: list[str] = []
     parts = (fake("a", calls, 20, 10), lambda ctx: None, fake("b", calls, 10, 30), fake("c", calls, 20, 20))
     monkeypatch.setattr(conductor, "PARTS", parts)
-    conductor._run_parts(context())
+    conductor._run_parts(context(), PhaseClock({}))
     assert calls == [
         *("prepare a", "prepare b", "prepare c"),
         *("start b", "start a", "start c"),  # by stage; a stage's parts in table order
@@ -61,7 +63,7 @@ def test_a_part_that_fails_to_prepare_is_closed_with_those_before_it(monkeypatch
     calls: list[str] = []
     monkeypatch.setattr(conductor, "PARTS", (fake("a", calls), fake("b", calls, fail="prepare"), fake("c", calls)))
     with pytest.raises(RuntimeError, match="b"):
-        conductor._run_parts(context())
+        conductor._run_parts(context(), PhaseClock({}))
     assert calls == ["prepare a", "prepare b", "close b", "close a"]
 
 
@@ -69,9 +71,52 @@ def test_an_interrupt_while_running_closes_every_part_and_marks_the_run(monkeypa
     calls: list[str] = []
     monkeypatch.setattr(conductor, "PARTS", (fake("a", calls, 10), fake("b", calls, 20, fail="start")))
     ctx = context()
-    conductor._run_parts(ctx)
+    conductor._run_parts(ctx, PhaseClock({}))
     assert ctx.interrupted
     assert calls == ["prepare a", "prepare b", "start a", "start b", "close b", "close a"]
+
+
+def test_each_step_of_each_part_is_timed_by_name_and_steps_that_take_no_time_are_left_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    class Slow:
+        start_stage: ClassVar[int] = 10
+        finish_stage: ClassVar[int] = 10
+
+        def prepare(self, ctx: RunContext) -> None:
+            time.sleep(0.05)
+
+        def start(self, ctx: RunContext) -> None:
+            return None
+
+        def finish(self, ctx: RunContext) -> None:
+            time.sleep(0.02)
+
+        def close(self, ctx: RunContext) -> None:
+            return None
+
+    monkeypatch.setattr(conductor, "PARTS", (lambda ctx: Slow(),))
+    phases: dict[str, float] = {}
+    ctx = context()
+    ctx.plan = SimpleNamespace(duration_s=0.3)  # type: ignore[assignment]
+    ctx.t0 = time.monotonic()
+    conductor._run_parts(ctx, PhaseClock(phases))
+    assert list(phases) == ["prepare Slow", "workload", "finish Slow"]
+    assert phases["prepare Slow"] >= 0.05 and phases["finish Slow"] >= 0.02
+    assert 0.1 <= phases["workload"] <= 0.6
+
+
+def test_a_phase_timed_twice_adds_up_and_one_that_raised_is_timed() -> None:
+    phases: dict[str, float] = {}
+    clock = PhaseClock(phases)
+    for _ in range(2):
+        with clock.timed("checks"):
+            time.sleep(0.01)
+    with pytest.raises(ValueError), clock.timed("history"):
+        time.sleep(0.01)
+        raise ValueError
+    assert list(phases) == ["checks", "history"]
+    assert phases["checks"] >= 0.02 and phases["history"] >= 0.01
 
 
 def test_the_table_keeps_the_run_order() -> None:

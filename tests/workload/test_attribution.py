@@ -83,6 +83,19 @@ def test_a_seeded_ledger_id_names_its_cluster_without_a_read_and_any_other_is_re
     assert sorted(a.asked) == [f"persistent/t/ns/topic/ledger/{(5 << 32) | 7}/entry/3", PATH]
 
 
+def test_a_run_on_one_cluster_names_it_for_every_ack_and_receipt_without_a_read() -> None:
+    from pytest_pulsar_ha.history import ACK, RECEIVE, SEND, Event, EventLog
+    from pytest_pulsar_ha.workload.attribution import attribute_log
+
+    log = EventLog()
+    for seq, kind in enumerate((SEND, ACK, RECEIVE)):
+        log.add(Event(ts_ns=seq, type=kind, process="p", topic=TOPIC, producer="p0", seq=1, message_id="7:3:-1"))
+    only = Storage(None)
+    attribute_log(log, {"cluster-a": only})  # type: ignore[dict-item]
+    assert [(e.type, e.cluster) for e in log.snapshot()] == [(SEND, None), (ACK, "cluster-a"), (RECEIVE, "cluster-a")]
+    assert only.asked == []
+
+
 def test_the_driver_names_a_seeded_cluster_as_it_records_and_leaves_any_other_to_later() -> None:
     import pulsar
 
