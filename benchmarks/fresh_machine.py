@@ -40,8 +40,9 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -213,17 +214,34 @@ class Step:
 def run_step(container: str, step: Step, log: Path, deadline: float | None) -> None:
     """``step.command`` in the container's checkout, its output to ``log``; the phases from make's echoed lines."""
     command = ["docker", "exec", "-w", WORKDIR, container, "bash", "-c", f"{step.command} 2>&1"]
+    # the step's processes live in the container only
+    run_command(command, step, log, deadline, lambda proc: run(["docker", "kill", container]))
+
+
+def run_command(
+    command: list[str],
+    step: Step,
+    log: Path,
+    deadline: float | None,
+    stop: Callable[[subprocess.Popen[str]], object],
+    **popen: Any,
+) -> None:
+    """Run ``command`` for ``step`` (``stop`` ends it at the deadline), its output to ``log``; the phases from
+    make's echoed lines, the verdict lines."""
     began = time.monotonic()
     phase, phase_began = "(start)", began
     stopped = threading.Event()
-    with log.open("w") as out, subprocess.Popen(command, stdout=subprocess.PIPE, text=True, errors="replace") as proc:
+    with (
+        log.open("w") as out,
+        subprocess.Popen(command, stdout=subprocess.PIPE, text=True, errors="replace", **popen) as proc,
+    ):
         assert proc.stdout is not None
 
         def watchdog() -> None:
             while proc.poll() is None:
                 if deadline is not None and time.monotonic() > deadline:
                     stopped.set()
-                    run(["docker", "kill", container])  # the step's processes live in the container only
+                    stop(proc)
                     return
                 time.sleep(1)
 
