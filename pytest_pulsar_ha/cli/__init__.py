@@ -70,6 +70,9 @@ def cmd_provision(args: argparse.Namespace) -> int:
         building = beside.submit(ensure_toxiproxy, cache, _say)
         dist = ensure_pulsar(version, cache, _say, pins)
         driver = ensure_java_driver(dist.version, cache, _say)  # for scenarios with client kind java
+        from pytest_pulsar_ha.runtime.embedded import compile_ledger_id_seed
+
+        compile_ledger_id_seed(dist.java, dist.home, cache / "seed-ledger-ids.log")  # not at the first start
         faketime = ensure_faketime(_say, FAKETIME_LIBRARIES)  # the system's, else the wheel's: for clock faults
         toxiproxy = building.result()
     _say(

@@ -4,6 +4,7 @@ standalone`` per 1-broker cluster, ZooKeeper + bookie + brokers otherwise)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from pytest_pulsar_ha.network.listeners import ListenerPlan
 from pytest_pulsar_ha.runtime.nodes.common import EmbeddedOptions
@@ -11,7 +12,7 @@ from pytest_pulsar_ha.runtime.nodes.multi_broker import MultiBrokerNode
 from pytest_pulsar_ha.runtime.nodes.standalone import StandaloneNode, create_node
 from pytest_pulsar_ha.settings.clusters import ClusterSpec
 
-__all__ = ["EmbeddedBackend", "EmbeddedOptions"]
+__all__ = ["EmbeddedBackend", "EmbeddedOptions", "compile_ledger_id_seed"]
 
 HIGH_OFFSET = 16
 """Added to the high bits of the cluster whose ledger ids sort higher: above every other cluster's k (at most
@@ -46,3 +47,11 @@ class EmbeddedBackend:
         self._created += 1
         bits = self._created + (HIGH_OFFSET if spec.ledger_ids_high else 0)
         return create_node(spec, plans, self.options, ledger_id_high_bits=bits)
+
+
+def compile_ledger_id_seed(java: Path, pulsar_home: Path, log_path: Path) -> Path:
+    """Compile (once, cached) the tool that seeds each cluster's ledger ids before its first start, so that a
+    session's first clusters do not wait for it (provisioning calls this)."""
+    from pytest_pulsar_ha.runtime.nodes.ledger_ids import seed_classes
+
+    return seed_classes(java, pulsar_home, log_path)
