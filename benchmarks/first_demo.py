@@ -9,7 +9,8 @@ variables that would point pip, Go or the project at another cache are dropped. 
 the other (the second ``make demo`` finds everything the first set up; ``PYTEST_ARGS=--pulsar-ha-pulsar-version=
 4.0.8`` provisions the second version first). What is printed is each command's time, the time of each phase of
 make's recipe (from the command lines make echoes), each case's time and outcome and each environment's start (the
-plugin's summary lines), and the tail of a failed command's log. Every command runs in a process group of its own;
+plugin's summary lines), the machine's load average after each command (other work on the machine shows there),
+and the tail of a failed command's log. Every command runs in a process group of its own;
 whatever is left after a command (or when the script is stopped) is reaped with the clone's ``pulsar-ha reap``,
 which knows only this HOME's processes. The clone and HOME are removed at the end unless ``--keep``. Exits 0 when
 every command passed, 1 when one ran and failed (benchmarks/store.py keeps both).
@@ -96,6 +97,7 @@ def main(argv: list[str]) -> int:
             for verdict in step.verdicts:
                 say(f"  {verdict}")
             say(f"  {step.status} in {step.seconds:.0f} s")
+            say("  load average after it (1, 5, 15 min): " + ", ".join(f"{x:.1f}" for x in os.getloadavg()))
             if step.status != "passed":
                 say(f"  last lines of {log}:")
                 for line in log.read_text(errors="replace").splitlines()[-TAIL_LINES:]:
