@@ -9,17 +9,18 @@ variables that would point pip, Go or the project at another cache are dropped. 
 the other (the second ``make demo`` finds everything the first set up; ``PYTEST_ARGS=--pulsar-ha-pulsar-version=
 4.0.8`` provisions the second version first). What is printed is each command's time, the time of each phase of
 make's recipe (from the command lines make echoes), each case's time and outcome and each environment's start (the
-plugin's summary lines), the machine's load average after each command (other work on the machine shows there),
-and the tail of a failed command's log. Every command runs in a process group of its own;
-whatever is left after a command (or when the script is stopped) is reaped with the clone's ``pulsar-ha reap``,
-which knows only this HOME's processes. The clone and HOME are removed at the end unless ``--keep``. Exits 0 when
-every command passed, 1 when one ran and failed (benchmarks/store.py keeps both).
+plugin's summary lines), each case's phases of a second or more (its ``verdict.json``), the machine's load average
+after each command (other work on the machine shows there), and the tail of a failed command's log. Every command
+runs in a process group of its own; whatever is left after a command (or when the script is stopped) is reaped with
+the clone's ``pulsar-ha reap``, which knows only this HOME's processes. The clone and HOME are removed at the end
+unless ``--keep``. Exits 0 when every command passed, 1 when one ran and failed (benchmarks/store.py keeps both).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -56,6 +57,19 @@ def reap(clone: Path, env: dict[str, str]) -> None:
     binary = clone / ".venv" / "bin" / "pulsar-ha"
     if binary.exists():
         subprocess.run([str(binary), "reap"], cwd=clone, env=env, capture_output=True, text=True, timeout=300)
+
+
+def phase_lines(evidence: Path, since: float, at_least_s: float = 1.0) -> list[str]:
+    """Each case's phases of ``at_least_s`` or more (verdict.json's ``phases``), for the verdicts written since."""
+    lines = []
+    for verdict in sorted(evidence.glob("*/verdict.json"), key=lambda p: p.stat().st_mtime):
+        if verdict.stat().st_mtime < since:
+            continue
+        data = json.loads(verdict.read_text())
+        phases = data.get("phases") or {}
+        shown = ", ".join(f"{name} {s:.1f}" for name, s in phases.items() if s >= at_least_s)
+        lines.append(f"{data['id']}: {sum(phases.values()):.0f} s in the run's phases; {shown}")
+    return lines
 
 
 def main(argv: list[str]) -> int:
@@ -96,6 +110,8 @@ def main(argv: list[str]) -> int:
                 say(f"  {seconds:7.0f} s  {phase}")
             for verdict in step.verdicts:
                 say(f"  {verdict}")
+            for line in phase_lines(clone / "reports" / "pulsar-ha", since=time.time() - step.seconds):
+                say(f"  {line}")
             say(f"  {step.status} in {step.seconds:.0f} s")
             say("  load average after it (1, 5, 15 min): " + ", ".join(f"{x:.1f}" for x in os.getloadavg()))
             if step.status != "passed":
