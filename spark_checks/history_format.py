@@ -36,6 +36,9 @@ FAULT_START: Final = "fault_start"
 """A fault began on ``cluster``; ``detail`` names it."""
 FAULT_END: Final = "fault_end"
 """A fault was undone on ``cluster``."""
+UNDO_START: Final = "undo_start"
+"""The undo of a fault with a quiet end began on ``cluster``; ``detail`` names the fault as its ``fault_start``
+does; its ``fault_end`` comes once the cluster settled (clients are kept off it in between)."""
 MIGRATION_START: Final = "migration_start"
 """An operator started a PIP-188 migration of ``cluster`` (blue); ``detail`` names the target and scope."""
 MIGRATED: Final = "migrated"
@@ -59,6 +62,7 @@ EVENT_TYPES: Final[tuple[str, ...]] = (
     SWITCH_FAILED,
     FAULT_START,
     FAULT_END,
+    UNDO_START,
     MIGRATION_START,
     MIGRATED,
     MIGRATION_END,

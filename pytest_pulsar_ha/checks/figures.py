@@ -11,6 +11,12 @@ the ``detail`` of both). Nothing comes from a component's own account of what it
   acknowledged after the fault began.
 - **switch / switch back**: seconds from the fault's start to the first switch away from its cluster, and from
   its end to the first switch back to it. None when there was none.
+- **switch back from the real end** (a fault with a quiet end, which records ``undo_start`` when its undo began
+  and ``fault_end`` once the cluster settled): seconds from ``undo_start`` to the first send acknowledged by the
+  fault's cluster after it (an ack, as the ``switch_back`` windows count; before the next fault starts), with
+  the quiet end's length (``undo_start`` to ``fault_end``). Reported, never judged: the windows are measured
+  from the recorded end, which clients could reach. None without an ``undo_start``, or when the cluster
+  acknowledged nothing after it.
 - **stranded**: sends acknowledged by the faulted cluster before the clients switched away that were received
   only after that switch (they waited for replication or for the cluster to come back), with the longest wait
   (first receipt minus the switch), and those never received. None when the clients did not switch.
@@ -40,6 +46,7 @@ from pytest_pulsar_ha.history import (
     RECEIVE,
     SEND,
     SWITCH,
+    UNDO_START,
     Event,
 )
 
@@ -56,12 +63,25 @@ class FaultFigures:
     stranded: int | None
     stranded_max_wait_s: float | None
     stranded_never_received: int | None
+    quiet_end_s: float | None = None
+    """a quiet end: seconds from its ``undo_start`` to its ``fault_end`` (clients kept off); None: no quiet end"""
+    switch_back_from_real_end_s: float | None = None
+    """a quiet end: seconds from its ``undo_start`` to the first ack by the cluster (None: none, or no quiet end)"""
 
     def summary(self) -> str:
         parts = [f"{self.label}: RTO {_seconds(self.rto_s, 'no ack after it began')}"]
         if self.switch_s is not None:
             parts.append(f"switch {self.switch_s:.2f}s")
-        if self.switch_back_s is not None:
+        real = self.switch_back_from_real_end_s
+        if self.quiet_end_s is not None or real is not None:
+            back = "none" if self.switch_back_s is None else f"{self.switch_back_s:.2f}s"
+            from_real = (
+                f"none from the real end: {self.cluster or 'its cluster'} acknowledged no send after the undo began"
+                if real is None
+                else f"{real:.2f}s from the real end"
+            )
+            parts.append(f"switch back {back} ({from_real})")
+        elif self.switch_back_s is not None:
             parts.append(f"switch back {self.switch_back_s:.2f}s")
         if self.stranded is not None:
             text = f"stranded {self.stranded}"
@@ -175,6 +195,17 @@ def _fault_windows(events: Sequence[Event]) -> list[tuple[str, str | None, int, 
     return sorted(windows, key=lambda w: w[2])
 
 
+def _undo_starts(events: Sequence[Event], windows: Sequence[tuple[str, str | None, int, int | None]]) -> dict[str, int]:
+    """Label -> its first ``undo_start`` at or after its fault's start (faults with a quiet end only)."""
+    started = {label: start for label, _, start, _ in windows}
+    undos: dict[str, int] = {}
+    for e in events:
+        label = e.detail or ""
+        if e.type == UNDO_START and label in started and e.ts_ns >= started[label]:
+            undos.setdefault(label, e.ts_ns)
+    return undos
+
+
 def _rto(ack_times: list[int], start: int, end: int) -> float | None:
     after = bisect.bisect_left(ack_times, start)
     if after == len(ack_times):
@@ -226,6 +257,7 @@ def run_figures(events: Sequence[Event]) -> RunFigures:
 
     faults = []
     windows = _fault_windows(ordered)
+    undos = _undo_starts(ordered, windows)
     for index, (label, cluster, start, end) in enumerate(windows):
         stop = end if end is not None else start
         # A fault's switches happen before the next fault starts: a later fault's switch is not this one's
@@ -234,6 +266,13 @@ def run_figures(events: Sequence[Event]) -> RunFigures:
         within = [s for s in switches if until is None or s.ts_ns < until]
         away = next((s for s in within if s.ts_ns >= start and s.cluster != cluster), None)
         back = next((s for s in within if s.ts_ns >= end and s.cluster == cluster), None) if end is not None else None
+        undo = undos.get(label)
+        real_back = None
+        if undo is not None:  # the first ack by the cluster after the undo began (before the next fault starts)
+            after_undo = acks[bisect.bisect_left(ack_times, undo) :]
+            back_ack = (a for a in after_undo if a.cluster == cluster and (until is None or a.ts_ns < until))
+            ack_back = next(back_ack, None)
+            real_back = None if ack_back is None else (ack_back.ts_ns - undo) / NS
         stranded = wait = never = None
         if away is not None:
             waits = []
@@ -258,6 +297,8 @@ def run_figures(events: Sequence[Event]) -> RunFigures:
                 stranded=stranded,
                 stranded_max_wait_s=wait,
                 stranded_never_received=never,
+                quiet_end_s=None if undo is None or end is None else (end - undo) / NS,
+                switch_back_from_real_end_s=real_back,
             )
         )
     return RunFigures(receipts, duplicates, attributed, tuple(faults), by_cluster, dup_by_cluster, _migrations(ordered))

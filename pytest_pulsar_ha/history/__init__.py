@@ -35,6 +35,7 @@ from .events import (
     SEND_ERROR,
     SWITCH,
     SWITCH_FAILED,
+    UNDO_START,
     Event,
     now_ns,
 )
@@ -79,6 +80,7 @@ __all__ = [
     "SWITCH",
     "SWITCH_FAILED",
     "TAIL_WINDOW_BYTES",
+    "UNDO_START",
     "Event",
     "EventLog",
     "HistoryWriter",

@@ -33,6 +33,7 @@ from spark_checks.history_format import SEND as SEND
 from spark_checks.history_format import SEND_ERROR as SEND_ERROR
 from spark_checks.history_format import SWITCH as SWITCH
 from spark_checks.history_format import SWITCH_FAILED as SWITCH_FAILED
+from spark_checks.history_format import UNDO_START as UNDO_START
 from spark_checks.history_format import Event as Event
 
 PARTIAL_HISTORY: Final = "history.partial.jsonl"

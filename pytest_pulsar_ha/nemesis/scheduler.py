@@ -11,7 +11,8 @@ before a check (by less than one interval; a pinned start moves its end with it)
 leaves the cluster recovering (a restart, a resumed freeze) is a *quiet* end: the cluster's client proxies are
 closed, the fault undone, the cluster settled (its topics loaded again), and the proxies opened at the pinned
 moment, which is the recorded end. Pulsar's recovery time then stays out of the provider's switch-back window;
-how long it took is kept in :attr:`Nemesis.notes`.
+how long it took is kept in :attr:`Nemesis.notes`, and the history records when the undo began (``undo_start``,
+before the undo), so the switch back can also be reported from the real end (:mod:`pytest_pulsar_ha.checks.figures`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from pytest_pulsar_ha.history import FAULT_END, FAULT_START, Event, EventLog, now_ns
+from pytest_pulsar_ha.history import FAULT_END, FAULT_START, UNDO_START, Event, EventLog, now_ns
 from pytest_pulsar_ha.scenario.tick_grid import TickGrid
 
 
@@ -109,7 +110,7 @@ class Nemesis:
         began = time.monotonic()
         try:
             with quiet():
-                self._end(fault, record=False)
+                self._end(fault, quiet=True)
                 if fault.settle is not None:
                     fault.settle()
                 settled = time.monotonic()
@@ -138,17 +139,21 @@ class Nemesis:
         self.times[fault.index].started_ns = ts
         self.log.add(Event(ts, FAULT_START, "nemesis", cluster=fault.cluster, detail=fault.label))
 
-    def _end(self, fault: ScheduledFault, *, record: bool = True) -> None:
+    def _end(self, fault: ScheduledFault, *, quiet: bool = False) -> None:
+        """Undo ``fault`` and record its ``fault_end``; a quiet end records its ``undo_start`` instead, and its
+        caller (:meth:`_end_quietly`) the ``fault_end`` once the cluster settled."""
         with self._lock:
             stack = self._open.pop(fault.index, None)
         if stack is None:
             return
         undone = now_ns()
+        if quiet:
+            self.log.add(Event(undone, UNDO_START, "nemesis", cluster=fault.cluster, detail=fault.label))
         try:
             stack.close()
         except Exception as exc:
             self.errors.append(f"{fault.label} could not be undone: {exc}")
-        if not record:
+        if quiet:
             return
         ts = undone if fault.end_at_undo else now_ns()
         self.times[fault.index].ended_ns = ts

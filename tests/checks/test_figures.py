@@ -1,11 +1,12 @@
-"""RTO, switch times, stranded messages and duplicates from a history alone (synthetic histories)."""
+"""RTO, switch times, stranded messages, duplicates and the switch back from a quiet end's real end, from a history
+alone (synthetic histories)."""
 
 from __future__ import annotations
 
 import pytest
 
 from pytest_pulsar_ha.checks.figures import run_figures
-from pytest_pulsar_ha.history import ACK, FAULT_END, FAULT_START, RECEIVE, SEND, SWITCH, Event
+from pytest_pulsar_ha.history import ACK, FAULT_END, FAULT_START, RECEIVE, SEND, SWITCH, UNDO_START, Event
 
 S = 1_000_000_000
 T0 = 1_800_000_000 * S
@@ -137,3 +138,66 @@ def test_a_switch_back_after_the_next_fault_began_is_not_claimed() -> None:
     first = run_figures(events).faults[0]
     assert first.switch_s == 2.0
     assert first.switch_back_s is None
+
+
+def quiet_end(t0: float, undo: float, t1: float, cluster: str = A, label: str = "#0 kill cluster-a") -> list[Event]:
+    """A fault with a quiet end: its undo began at ``undo``, its end was recorded once the cluster settled."""
+    events = fault(t0, t1, cluster, label)
+    return [*events[:1], Event(at(undo), UNDO_START, "nemesis", cluster=cluster, detail=label), *events[1:]]
+
+
+def acks_on(cluster: str, times: list[float], first_seq: int) -> list[Event]:
+    return [e for i, t in enumerate(times) for e in (send(t - 0.01, first_seq + i), ack(t, first_seq + i, cluster))]
+
+
+def test_a_quiet_end_reports_the_switch_back_from_the_real_end_beside_the_recorded_one() -> None:
+    """Killed A from 5 s; its undo began at 15 s, the cluster settled and the end was recorded at 21 s; the
+    provider switched back at 24 s, A acknowledged again at 24.5 s: 3 s from the recorded end, 9.5 s from the
+    real one (the quiet end's 6 s and the first ack's 0.5 s after the switch)."""
+    events = acks_on(A, [1, 2, 3, 4], 0) + quiet_end(5, 15, 21) + [switch(7, B), switch(24, A)]
+    events += acks_on(B, [8, 10, 12, 14, 16, 18, 20, 22], 10) + acks_on(A, [24.5, 25], 30)
+    figures = run_figures(events)
+    (f,) = figures.faults
+    assert f.switch_back_s == pytest.approx(3.0)
+    assert f.quiet_end_s == pytest.approx(6.0)
+    assert f.switch_back_from_real_end_s == pytest.approx(9.5)
+    assert "switch 2.00s, switch back 3.00s (9.50s from the real end)" in figures.summary()
+    stored_faults = figures.to_dict()["faults"]  # verdict.json's figures
+    assert isinstance(stored_faults, tuple)
+    (stored,) = stored_faults
+    assert stored["switch_back_from_real_end_s"] == pytest.approx(9.5) and stored["quiet_end_s"] == pytest.approx(6)
+
+
+def test_without_an_undo_start_there_is_no_figure_from_the_real_end() -> None:
+    figures = run_figures(outage_history())
+    (f,) = figures.faults
+    assert (f.quiet_end_s, f.switch_back_from_real_end_s) == (None, None)
+    assert "switch back 4.00s, stranded" in figures.summary() and "real end" not in figures.summary()
+
+
+def test_a_cluster_that_never_acknowledges_again_has_no_switch_back_from_the_real_end_and_says_so() -> None:
+    events = acks_on(A, [1, 2], 0) + quiet_end(3, 10, 14) + [switch(4, B)] + acks_on(B, [5, 9, 12, 16, 20], 10)
+    figures = run_figures(events)
+    (f,) = figures.faults
+    assert f.quiet_end_s == pytest.approx(4.0)
+    assert (f.switch_back_s, f.switch_back_from_real_end_s) == (None, None)
+    assert (
+        "switch back none (none from the real end: cluster-a acknowledged no send after the undo began)"
+        in figures.summary()
+    )
+
+
+def test_two_quiet_ends_each_count_from_their_own_undo_and_before_the_next_fault() -> None:
+    """#0 kills A (undo 8 s, end 11 s), A acknowledges again at 12.5 s; #1 kills B (undo 26 s, end 28 s), B
+    acknowledges at 30.5 s. Each undo_start pairs with its own fault by label. In a second history A acknowledges
+    again only after #1 began: not #0's switch back (as for the switch back itself)."""
+    first, second = "#0 kill cluster-a", "#1 kill cluster-b"
+    events = quiet_end(2, 8, 11, A, first) + quiet_end(20, 26, 28, B, second)
+    events += acks_on(B, [3, 6, 9], 0) + acks_on(A, [12.5, 15, 21, 27], 10) + acks_on(B, [30.5], 20)
+    zero, one = run_figures(events).faults
+    assert (zero.label, zero.quiet_end_s, zero.switch_back_from_real_end_s) == (first, 3.0, 4.5)
+    assert (one.label, one.quiet_end_s, one.switch_back_from_real_end_s) == (second, 2.0, 4.5)
+
+    late = quiet_end(2, 8, 11, A, first) + quiet_end(20, 26, 28, B, second) + acks_on(A, [21], 0)
+    zero, one = run_figures(late).faults
+    assert zero.switch_back_from_real_end_s is None and one.switch_back_from_real_end_s is None

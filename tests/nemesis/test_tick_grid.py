@@ -107,14 +107,16 @@ def test_our_providers_tick_on_the_multiples_of_their_interval() -> None:
 
 
 def test_a_quiet_end_keeps_clients_off_until_the_cluster_settled_and_records_the_end_at_a_pinned_moment() -> None:
-    from pytest_pulsar_ha.history import FAULT_END, EventLog
+    from pytest_pulsar_ha.history import FAULT_END, FAULT_START, UNDO_START, EventLog
 
     steps: list[tuple[str, float]] = []
+    undo_began: list[int] = []
 
     @contextlib.contextmanager
     def fault() -> Iterator[None]:
         steps.append(("applied", time.monotonic()))
         yield
+        undo_began.append(time.time_ns())
         steps.append(("undone", time.monotonic()))
 
     @contextlib.contextmanager
@@ -138,6 +140,11 @@ def test_a_quiet_end_keeps_clients_off_until_the_cluster_settled_and_records_the
     assert end.detail == "#0 kill c" and grid.pin(dict(steps)["settled"]) <= reopened + 1e-3
     assert abs((grid.next_tick(reopened) - reopened) - 0.1) < 0.02  # half an interval before a check
     assert any("clients kept off" in note for note in nemesis.notes)
+    # the history says when the undo began (the real end), before the undo, named as the fault's start is
+    kinds = [(e.type, e.detail, e.cluster) for e in log.snapshot()]
+    assert kinds == [(t, "#0 kill c", "c") for t in (FAULT_START, UNDO_START, FAULT_END)]
+    (undo,) = [e for e in log.snapshot() if e.type == UNDO_START]
+    assert undo.ts_ns <= undo_began[0] and undo.ts_ns < end.ts_ns
 
 
 def test_a_cold_end_is_recorded_when_the_undo_begins_not_once_it_returned() -> None:
@@ -162,5 +169,6 @@ def test_a_cold_end_is_recorded_when_the_undo_begins_not_once_it_returned() -> N
         nemesis.wait(5)
         (end,) = [e for e in log.snapshot() if e.type == FAULT_END]
         ends.append(end.ts_ns - undoing[-1])
+        assert [e.type for e in log.snapshot()] == ["fault_start", "fault_end"]  # no undo_start: not a quiet end
     cold_lag, returned_lag = ends
     assert cold_lag < 0.1e9 and returned_lag >= 0.3e9

@@ -43,6 +43,7 @@ def test_event_columns_and_json_line() -> None:
         "switch_failed",
         "fault_start",
         "fault_end",
+        "undo_start",
         "migration_start",
         "migrated",
         "migration_end",

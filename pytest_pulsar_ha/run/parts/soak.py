@@ -10,13 +10,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pytest_pulsar_ha.history import FAULT_END, FAULT_START, SWITCH, SWITCH_FAILED, Event, EventLog
+from pytest_pulsar_ha.history import FAULT_END, FAULT_START, SWITCH, SWITCH_FAILED, UNDO_START, Event, EventLog
 from pytest_pulsar_ha.history.segments import ParquetSegments
 from pytest_pulsar_ha.run.context import RunContext
 from pytest_pulsar_ha.run.parts.base import Part
 from pytest_pulsar_ha.scenario.modes import Soak
 
-STEERING_TYPES = frozenset({FAULT_START, FAULT_END, SWITCH, SWITCH_FAILED})
+STEERING_TYPES = frozenset({FAULT_START, UNDO_START, FAULT_END, SWITCH, SWITCH_FAILED})
 """The events a soak keeps in memory: what its fault windows and timeline are drawn from (a few per fault)."""
 
 HISTORY_DIR = "history"
