@@ -26,8 +26,7 @@ from pytest_pulsar_ha.pips.failure_domains import lookup_topic, owner_id
 
 PIP7_BROKER_SETTINGS: Mapping[str, str] = {
     "failureDomainsEnabled": "true",
-    "loadBalancerReportUpdateThresholdPercentage": "0",  # a report at every minimum interval
-    "loadBalancerReportUpdateMinIntervalMillis": "1000",  # every second, not 5 s: a placed bundle shows sooner
+    "loadBalancerReportUpdateThresholdPercentage": "0",  # a report every 5 s (the minimum interval)
     "statsUpdateFrequencyInSecs": "1",  # reported bundles refreshed every second, not every minute
     "statsUpdateInitialDelayInSecs": "1",
     "loadBalancerBrokerOverloadedThresholdPercentage": "10000",  # 6 JVMs on 2 cores look "overloaded"
