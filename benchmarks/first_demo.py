@@ -33,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fresh_machine import TAIL_LINES, Step, run_command, say  # noqa: E402
+from fresh_machine import Step, report_step, run_command, say  # noqa: E402
 
 COMMANDS = ("make demo", "make demo", "make demo PYTEST_ARGS=--pulsar-ha-pulsar-version=4.0.8")
 DROPPED = ("PIP_", "GO", "PULSAR_HA_", "XDG_", "VIRTUAL_ENV", "PYTHONPATH")
@@ -106,20 +106,10 @@ def main(argv: list[str]) -> int:
             command = ["bash", "-c", f"{step.command} 2>&1"]
             run_command(command, step, log, deadline, stop_group, cwd=clone, env=env, start_new_session=True)
             reap(clone, env)
-            for phase, seconds in step.phases:
-                say(f"  {seconds:7.0f} s  {phase}")
-            for verdict in step.verdicts:
-                say(f"  {verdict}")
-            for line in phase_lines(clone / "reports" / "pulsar-ha", since=time.time() - step.seconds):
-                say(f"  {line}")
-            say(f"  {step.status} in {step.seconds:.0f} s")
-            say("  load average after it (1, 5, 15 min): " + ", ".join(f"{x:.1f}" for x in os.getloadavg()))
-            if step.status != "passed":
-                say(f"  last lines of {log}:")
-                for line in log.read_text(errors="replace").splitlines()[-TAIL_LINES:]:
-                    say(f"    {line}")
-                if step.status.startswith("stopped"):
-                    break
+            details = phase_lines(clone / "reports" / "pulsar-ha", since=time.time() - step.seconds)
+            load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+            if report_step(step, log, [*details, f"load average after it (1, 5, 15 min): {load}"]):
+                break
     finally:
         reap(clone, env)
         if args.keep:

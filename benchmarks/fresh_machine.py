@@ -40,7 +40,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -266,6 +266,21 @@ def run_command(
         step.status = "passed" if proc.returncode == 0 else f"failed (exit {proc.returncode})"
 
 
+def report_step(step: Step, log: Path, details: Iterable[str] = ()) -> bool:
+    """Print ``step``'s phases, verdict lines, ``details``, status and a failed step's log tail; True when it was
+    stopped at the budget (run nothing more)."""
+    for phase, seconds in step.phases:
+        say(f"  {seconds:7.0f} s  {phase}")
+    for line in [*step.verdicts, *details]:
+        say(f"  {line}")
+    say(f"  {step.status} in {step.seconds:.0f} s")
+    if step.status != "passed":
+        say(f"  last lines of {log}:")
+        for line in log.read_text(errors="replace").splitlines()[-TAIL_LINES:]:
+            say(f"    {line}")
+    return step.status.startswith("stopped")
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--smoke", action="store_true", help="make smoke and one demo case, with cache seeds")
@@ -335,17 +350,8 @@ def main(argv: list[str]) -> int:
                 log = logs / f"step{number}.log"
                 say(f"\n$ {step.command}    (log: {log})")
                 run_step(container, step, log, deadline)
-                for phase, seconds in step.phases:
-                    say(f"  {seconds:7.0f} s  {phase}")
-                for verdict in step.verdicts:
-                    say(f"  {verdict}")
-                say(f"  {step.status} in {step.seconds:.0f} s")
-                if step.status != "passed":
-                    say(f"  last lines of {log}:")
-                    for line in log.read_text(errors="replace").splitlines()[-TAIL_LINES:]:
-                        say(f"    {line}")
-                    if step.status.startswith("stopped"):
-                        break
+                if report_step(step, log):
+                    break
         finally:
             run(["docker", "rm", "-f", container])
             shutil.rmtree(work, ignore_errors=True)
