@@ -18,16 +18,9 @@ TOXIPROXY_BIN_ENV = "PULSAR_HA_TOXIPROXY_BIN"
 MODULE = "github.com/Shopify/toxiproxy/v2/cmd/server"
 
 
-def toxiproxy_needs_build(cache_dir: Path) -> bool:
-    """Whether :func:`ensure_toxiproxy` would build it (none named by env, on PATH or cached)."""
-    return not (
-        os.environ.get(TOXIPROXY_BIN_ENV)
-        or shutil.which("toxiproxy-server")
-        or (cache_dir / "toxiproxy" / TOXIPROXY_VERSION / "server").exists()
-    )
-
-
-def ensure_toxiproxy(cache_dir: Path, progress: Progress) -> Path:
+def existing_toxiproxy(cache_dir: Path) -> Path | None:
+    """The toxiproxy server named by ``$PULSAR_HA_TOXIPROXY_BIN`` (it must be executable), else the one on PATH,
+    else the one built before into ``cache_dir``; None when it must be built."""
     explicit = os.environ.get(TOXIPROXY_BIN_ENV)
     if explicit:
         path = Path(explicit).expanduser()
@@ -37,11 +30,21 @@ def ensure_toxiproxy(cache_dir: Path, progress: Progress) -> Path:
     on_path = shutil.which("toxiproxy-server")
     if on_path:
         return Path(on_path)
+    binary = cache_dir / "toxiproxy" / TOXIPROXY_VERSION / "server"
+    return binary if binary.exists() else None
 
+
+def toxiproxy_needs_build(cache_dir: Path) -> bool:
+    """Whether :func:`ensure_toxiproxy` would build it."""
+    return existing_toxiproxy(cache_dir) is None
+
+
+def ensure_toxiproxy(cache_dir: Path, progress: Progress) -> Path:
+    found = existing_toxiproxy(cache_dir)
+    if found is not None:
+        return found
     bin_dir = cache_dir / "toxiproxy" / TOXIPROXY_VERSION
     binary = bin_dir / "server"
-    if binary.exists():
-        return binary
     bin_dir.mkdir(parents=True, exist_ok=True)
     with FileLock(str(bin_dir.parent / f"{TOXIPROXY_VERSION}.lock"), timeout=1800):
         if binary.exists():

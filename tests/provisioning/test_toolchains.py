@@ -27,7 +27,10 @@ def test_toxiproxy_needs_a_build_until_one_is_cached_named_or_on_path(
     cached.write_text("")
     assert not toxiproxy_needs_build(tmp_path)
     cached.unlink()
-    monkeypatch.setenv(TOXIPROXY_BIN_ENV, "/opt/toxiproxy-server")
+    named = tmp_path / "toxiproxy-server"
+    named.write_text("#!/bin/sh\n")
+    named.chmod(0o755)
+    monkeypatch.setenv(TOXIPROXY_BIN_ENV, str(named))
     assert not toxiproxy_needs_build(tmp_path)
 
 
