@@ -54,6 +54,11 @@ SERIES = {
         "from its start to its end, on the lane it hits",
         "<rect x='1' y='1' width='26' height='10' fill='#f4c7c3'/>",
     ),
+    "quiet-end": Series(
+        "quiet end",
+        "a fault undone, its clients kept off until the cluster settled (the switch back counts from its end)",
+        "<rect x='1' y='1' width='26' height='10' fill='#fbe9e7' stroke='#e57373' stroke-dasharray='4 3'/>",
+    ),
     "switch": Series("switch", "the provider's switch to another cluster", _tick("#6a1b9a").replace("1.5", "2")),
     "switch_failed": Series("failed switch", "a switch the provider tried and failed", _tick("#ef6c00")),
     "probe-failed": Series(

@@ -5,7 +5,8 @@ offline (inline SVG, a few lines of JavaScript, no library, no network).
   scale, read on the y-axis beside the timeline (:mod:`~pytest_pulsar_ha.report.run_axes`); a small run
   (:data:`~pytest_pulsar_ha.report.run_events.SINGLE_EVENTS_MAX` message events at most) also draws each send,
   ack, failed send and receipt as a tick that names its message, cluster and latency;
-* faults are shaded bands on every lane they name (all lanes for a fault of no one cluster), switches and failed
+* faults are shaded bands on every lane they name (all lanes for a fault of no one cluster), a quiet end (the
+  fault undone, clients kept off until the cluster settled) a dashed band after its fault's, switches and failed
   switches vertical lines, probes that failed small marks; each timing verdict's window is drawn on the lane of
   its target cluster with the measured point (green inside, red outside);
 * a legend above names every kind of mark drawn; the time axis below counts seconds since the first event;
@@ -36,6 +37,7 @@ from pytest_pulsar_ha.history import (
     SEND_ERROR,
     SWITCH,
     SWITCH_FAILED,
+    UNDO_START,
     Event,
 )
 from pytest_pulsar_ha.report.expectation_rows import STYLE as EXPECTATION_STYLE
@@ -111,6 +113,34 @@ def _lane_axes(lanes: list[str], rated: dict[tuple[str, str | None], Counter[int
     return axes
 
 
+def _numbered(events: Sequence[Event], kind: str) -> dict[int, Event]:
+    """The first event of ``kind`` of each fault, by the fault's number (its ``#N`` label)."""
+    found: dict[int, Event] = {}
+    for e in events:
+        if e.type == kind and (m := FAULT_NUMBER.match(e.detail or "")) is not None:
+            found.setdefault(int(m.group(1)), e)
+    return found
+
+
+def _quiet_end(
+    start: Event, undo: Event, end: Event | None, lanes: Sequence[str | None], x: Any, lane_y: Any, t0: int
+) -> list[str]:
+    """A fault's quiet end, a dashed band from its ``undo_start`` to its ``fault_end``: the fault undone, the clients
+    kept off until the cluster settled (the switch back is timed from its end)."""
+    left = x(undo.ts_ns)
+    right = x(end.ts_ns) if end is not None else left + 2
+    until = "the end" if end is None else f"+{(end.ts_ns - t0) / 1e9:.2f}s"
+    title = (
+        f"{html.escape(start.detail or '')}: quiet end, undo began at +{(undo.ts_ns - t0) / 1e9:.2f}s, clients "
+        f"kept off until {until}"
+    )
+    return [
+        f"<rect class='quiet-end' x='{left}' y='{lane_y(name or 'clients') + 4}' width='{max(2.0, right - left)}' "
+        f"height='{LANE_H - 8}' fill='#fbe9e7' stroke='#e57373' stroke-dasharray='4 3'><title>{title}</title></rect>"
+        for name in lanes
+    ]
+
+
 def render_run_page(
     events: Sequence[Event],
     checks: Sequence[Any],
@@ -146,9 +176,14 @@ def render_run_page(
         if event.type == FAULT_START and number:
             starts[int(number.group(1))] = event
     ends = {int(m.group(1)): e for e in events if e.type == FAULT_END and (m := FAULT_NUMBER.match(e.detail or ""))}
+    undos = _numbered(events, UNDO_START)
     for index, start in starts.items():
-        end = ends.get(index)
+        end, undo = ends.get(index), undos.get(index)
         right = x(end.ts_ns) if end is not None else x(start.ts_ns) + 2
+        if undo is not None and start.ts_ns <= undo.ts_ns and (end is None or undo.ts_ns <= end.ts_ns):
+            parts += _quiet_end(start, undo, end, [start.cluster] if start.cluster in lanes else lanes, x, lane_y, t0)
+            drawn.add("quiet-end")
+            right = x(undo.ts_ns)
         targets = [start.cluster] if start.cluster in lanes else lanes
         drawn.add("fault")
         for name in targets:
@@ -157,7 +192,9 @@ def render_run_page(
                 f"<rect class='fault' x='{x(start.ts_ns)}' y='{y + 4}' width='{max(2.0, right - x(start.ts_ns))}' "
                 f"height='{LANE_H - 8}' fill='#f4c7c3' opacity='0.6'><title>{html.escape(start.detail or '')}: "
                 f"+{(start.ts_ns - t0) / 1e9:.2f}s to "
-                f"{'+' + format((end.ts_ns - t0) / 1e9, '.2f') + 's' if end else 'the end'}</title></rect>"
+                f"{'+' + format((end.ts_ns - t0) / 1e9, '.2f') + 's' if end else 'the end'}"
+                f"{'' if undo is None else ', its undo began at +' + format((undo.ts_ns - t0) / 1e9, '.2f') + 's'}"
+                "</title></rect>"
             )
     for name, axis in zip(lanes, axes, strict=True):  # rates per second, per lane, on the lane's scale
         y = lane_y(name)

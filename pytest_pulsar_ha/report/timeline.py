@@ -24,6 +24,7 @@ from pytest_pulsar_ha.history import (
     RECEIVE,
     SEND_ERROR,
     SWITCH,
+    UNDO_START,
     Event,
 )
 
@@ -42,6 +43,15 @@ def _fault_windows(events: Sequence[Event], t0: int, t_end: float) -> list[tuple
             windows.append((open_faults.pop(label), (event.ts_ns - t0) / 1e9, label))
     windows += [(start, t_end, label) for label, start in open_faults.items()]
     return sorted(windows)
+
+
+def _undo_starts(events: Sequence[Event], t0: int) -> dict[str, list[float]]:
+    """Each fault label's ``undo_start`` moments (s): where a fault with a quiet end was undone."""
+    found: dict[str, list[float]] = defaultdict(list)
+    for event in events:
+        if event.type == UNDO_START:
+            found[event.detail or "fault"].append((event.ts_ns - t0) / 1e9)
+    return found
 
 
 def render_png(events: Sequence[Event], path: Path, title: str) -> Path:
@@ -68,9 +78,13 @@ def render_png(events: Sequence[Event], path: Path, title: str) -> Path:
         gridspec_kw={"height_ratios": [max(len(clusters), 1) * 0.6 + 1, 2.4]},
     )
     windows = _fault_windows(events, t0, t_end)
+    undos = _undo_starts(events, t0)
     for start, end, label in windows:
+        undo = next((u for u in undos.get(label, []) if start <= u <= end), None)
         for ax in (ax_lanes, ax_rate):
-            ax.axvspan(start, end, color="#d62728", alpha=0.12, lw=0)
+            ax.axvspan(start, end if undo is None else undo, color="#d62728", alpha=0.12, lw=0)
+            if undo is not None:  # the quiet end: undone, clients kept off until the cluster settled
+                ax.axvspan(undo, end, facecolor="none", edgecolor="#d62728", alpha=0.35, hatch="//", lw=0)
         ax_lanes.text(start, len(clusters) - 0.35, f" {label}", color="#b00", fontsize=8, va="bottom")
 
     # Which cluster acknowledged each send (the client's position), one lane per cluster.
@@ -109,7 +123,7 @@ def render_png(events: Sequence[Event], path: Path, title: str) -> Path:
     ax_rate.bar(
         list(seconds), [errors[s] for s in seconds], color="#d62728", alpha=0.7, width=0.9, label="send errors/s"
     )
-    ax_rate.set_xlabel("seconds since the first event (shaded: faults)")
+    ax_rate.set_xlabel("seconds since the first event (shaded: faults; hatched: their quiet ends)")
     ax_rate.set_ylabel("per second", fontsize=8)
     ax_rate.legend(loc="upper right", fontsize=8, ncols=3)
     if clusters:

@@ -125,3 +125,21 @@ def test_a_line_runs_to_the_end_of_the_run(tmp_path: Path) -> None:
     page = render_run_page(errors + acks, [], {}, "errors early", tmp_path / "run.html").read_text()
     line = page.split("<polyline class='rate send_error'")[1].split("points='")[1].split("'")[0].split()
     assert len(line) == 20 and float(line[-1].split(",")[0]) > 1000  # 0.5 s bins up to +9.9 s, the right edge
+
+
+def test_a_quiet_end_is_drawn_after_its_fault_and_named_in_the_legend(tmp_path: Path) -> None:
+    """A fault with a quiet end records ``undo_start`` when it was undone and ``fault_end`` once the cluster
+    settled: the page shades the fault to its undo and draws the quiet end, dashed, from there to its end."""
+    from pytest_pulsar_ha.history import UNDO_START
+
+    events = [*_history(), Event(T0 + 8 * S, UNDO_START, "nemesis", cluster="cluster-a", detail="#0 outage cluster-a")]
+    page = render_run_page(events, [], {}, "quiet end", tmp_path / "run.html").read_text()
+    fault = re.search(r"<rect class='fault' x='([\d.]+)'[^>]* width='([\d.]+)'", page)
+    quiet = re.search(r"<rect class='quiet-end' x='([\d.]+)'[^>]* width='([\d.]+)'", page)
+    assert fault is not None and quiet is not None and page.count("<rect class='quiet-end'") == 1
+    assert abs(float(fault.group(1)) + float(fault.group(2)) - float(quiet.group(1))) < 0.2  # the fault ends at undo
+    assert float(quiet.group(2)) > 0.2 * float(fault.group(2))  # 2 s of quiet end against 4 s of fault
+    assert "quiet end, undo began at +8.00s, clients kept off until +10.00s" in page
+    assert "data-series='quiet-end'" in page
+    plain = render_run_page(_history(), [], {}, "no quiet end", tmp_path / "plain.html").read_text()
+    assert "quiet-end" not in plain
