@@ -1,5 +1,6 @@
 """``docs/results/kill-matrix.md``: the shipped scenarios' kill matrices as ``pulsar-ha mutate`` printed them, one
-stored file per scenario file under ``docs/results/data/mutants/``, with what is known of the survivors.
+stored file per scenario file under ``docs/results/data/mutants/``, all run at one commit; the survivors table is
+derived from their rows.
 
     python -m tests.docs.kill_matrix_page      # rewrites the page from the stored files
 """
@@ -12,31 +13,30 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "docs" / "results" / "data" / "mutants"
 PAGE = ROOT / "docs" / "results" / "kill-matrix.md"
-SCORE = re.compile(r"^mutation score: (\d+) of (\d+) applicable mutants killed")
-NONE_APPLY = ("failure-domains", "metadata-sync", "replication-cut", "soak")
-"""Files whose every case x mutant is n/a (counted by collecting `make mutate`'s selection, 2026-11-28)."""
+EXCLUDED = frozenset({"unsettled", "wedges_client", "nightly_demo", "soak", "spark_cluster"})
+"""The marks `make mutate` leaves out."""
+RAN = re.compile(r"^# ran .*\((?P<commit>[0-9a-f]{7,40})\)(, \d+ s)?$")
+ROW = re.compile(r"^(\S+)\s+(\S+)\s+(killed|survived|not applicable|not judged|n/a|error)\s+(.*)$")
 INTRO = """# Kill matrix of the shipped scenarios
 
 What `pulsar-ha mutate` ([how-to](../how-to/mutate.md)) printed for the shipped scenario files, one file at a time
-on one environment (each applicable case x mutant about a minute here). Stored as printed; where a file was run
-again for some of its items after a change (a new mutant, a stronger check, a new variant), the later run's rows
-replace the earlier ones and both commands are listed. Files not run: {missing}. No mutant applies to the cases of
-{none} (no provider switch for a client mutant to follow, no provider of ours to change); `flaky-on-purpose` is a
-nightly case.
+on one environment, every file at one commit ({commits}); each case runs unmutated first, and a mutant counts as
+killed only when an expectation able to see it fails on evidence while that baseline passed. Stored as printed;
+where a file shows a second run, it ran again, at the same commit, items the first could not judge. Files not run: {missing}. No mutant applies to any case of {none} (the reason each case gives is in
+`pytest_pulsar_ha/mutants/catalogue.py`'s `cannot_apply`: no provider switch for a client mutant to follow, no
+provider of ours to change, an expected failure, a cold switch-back); their cases, and the cases of the files run
+where no mutant applies, were not run.
 
-**Every mutant is killed by at least one shipped case.** Where one survives a case, this is why, and which case
-kills it:
+**Every mutant is killed by at least one shipped case.** Where one survives a case, this is why, and which cases
+kill it (both lists read from the rows below):
 
 {table}
 
-A mutant that **never acted** in its run is `n/a`, not a survivor: the run was the shipped code's (a TCP probe
-fooled by a hung broker never fails a check, so `hung-primary[tcp-probe-is-fooled]` never exercises a provider
-mutant; neither does a latency spike that no probe notices).
+A mutant that **never acted** in its run is `not applicable`, not a survivor: the run was the shipped code's (a
+TCP probe fooled by a hung broker never fails a check, so `hung-primary[tcp-probe-is-fooled]` never exercises a
+provider mutant; neither does a latency spike that no probe notices).
 
 """
-
-
-ROW = re.compile(r"^(\S+)\s+(\S+)\s+(killed|survived|n/a|error)\s+(.*)$")
 
 
 def blocks(text: str) -> list[tuple[str, str, list[tuple[str, str, str, str]]]]:
@@ -61,70 +61,106 @@ def merged(text: str) -> list[tuple[str, str, str, str]]:
     return list(rows.values())
 
 
+def commits() -> list[str]:
+    """The commits the stored files were run at, each once, in the order found."""
+    found: list[str] = []
+    for path in sorted(DATA.glob("*.txt")):
+        for _, when, _ in blocks(path.read_text()):
+            m = RAN.match(when)
+            commit = m.group("commit") if m else f"unknown ({path.name})"
+            if commit not in found:
+                found.append(commit)
+    return found
+
+
 def score(rows: list[tuple[str, str, str, str]]) -> tuple[int, int]:
     killed = sum(1 for r in rows if r[2] == "killed")
     return killed, sum(1 for r in rows if r[2] in ("killed", "survived"))
 
 
-SURVIVORS: tuple[tuple[str, str, str, str], ...] = (
-    (
-        "`drop_one`",
-        "cases that switch back (`primary-outage`, `flapping-primary`, `skip-dead-secondary`, "
-        "`url-provider-bad-answers`, `controlled-switch`, also `hung-primary` here)",
-        "the switch back replays what cluster-a had not seen acknowledged: the dropped message comes again, and "
-        "`no_loss` holds (from the application's side nothing was lost)",
-        "`controlled-switch[reader-on-backup]` (the reader never moves: nothing comes again)",
-    ),
-    (
-        "`twice_one`",
-        "every case whose duplicates bound is sized for the replay (`max_duplicates` 60-68,000)",
-        "one more duplicate hides under a bound that has to allow a replay's hundreds",
-        "`controlled-switch[reader-on-backup]` (`max_duplicates: 0`: no link is cut, the reader never moves)",
-    ),
-    (
-        "`swap_two`",
-        "cases without an `ordering` expectation (`flapping-primary`, `killed-primary`, `paused-primary`, "
-        "`url-provider-bad-answers`); `controlled-switch`, which orders per key (the swapped pair has two keys); "
-        "`primary-outage[high-rate]`, where the pair straddled the two acking clusters (an allowed cross-cluster "
-        "interleaving)",
-        "nothing looks at that order",
-        "`primary-outage`, `hung-primary`, `skip-dead-secondary`, `controlled-switch[reader-on-backup]`: each "
-        "cluster's own delivery stream is judged, so a swap among messages the backup replays shows",
-    ),
-    (
-        "`tcp_only`",
-        "outages (`primary-outage`, `flapping-primary`, `skip-dead-secondary`)",
-        "a cut proxy refuses connections: a TCP probe sees it as well as a lookup",
-        "`hung-primary`, `primary-outage[killed-primary]`, `primary-outage[paused-primary]`",
-    ),
-    (
-        "`last_secondary`",
-        "`skip-dead-secondary`",
-        "the first secondary is dead there: the last is the right one",
-        "`skip-dead-secondary[first-secondary-healthy]`",
-    ),
-    (
-        "the timing mutants (`late`, `early`, `never_back`, `back_at_once`, `last_secondary`, `tcp_only`)",
-        "`generated-chaos`",
-        "its faults are drawn from a seed: it claims no window, only `no_loss` and a duplicates bound",
-        "every case with a window",
-    ),
-)
-"""Each mutant that survives a case: where, why, and the case that kills it."""
+def all_rows() -> list[tuple[str, str, str, str]]:
+    return [row for path in sorted(DATA.glob("*.txt")) for row in merged(path.read_text())]
 
 
-def survivors_table() -> str:
-    lines = ["| mutant | survives where | why | killed by |", "| --- | --- | --- | --- |"]
-    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in SURVIVORS])
+WHY: dict[str, str] = {
+    "late": "no window to miss: `generated-chaos` draws its faults from a seed and claims only `no_loss` and a "
+    "duplicates bound",
+    "early": "as `late`: no window",
+    "never_back": "as `late`: no `switch_back` window",
+    "back_at_once": "as `late`: no `switch_back` window",
+    "last_secondary": "no window (`generated-chaos`); in `skip-dead-secondary` the first secondary is dead, so the "
+    "last one is the right one",
+    "tcp_only": "no window (`generated-chaos`); where a cut proxy refuses connections, the TCP probe sees what the "
+    "lookup sees, so the mutant never acts (`not applicable`)",
+    "drop_one": "the consumer meets the dropped message again: the cluster it moves to (or back to) delivers its "
+    "own copy of what the consumer had not acknowledged there, so `no_loss` holds (from the application's side "
+    "nothing was lost)",
+    "twice_one": "one more duplicate hides under a `max_duplicates` bound sized for a switch's replay (hundreds)",
+    "swap_two": "nothing looks at that order: no `ordering` expectation, an order judged per key (the swapped pair "
+    "has two keys), or a pair that straddles the two acking clusters (an allowed cross-cluster interleaving)",
+    "answer_late": "the URL provider's answer applied one poll late inside a window that allows it",
+    "answer_ignored": "no expectation sees the clients stay where they were",
+    "lose_one_ack": "no `no_loss` expectation",
+}
+"""Why each mutant survives where it does (the where and the killers are read from the rows)."""
+
+
+def _cases(names: list[str]) -> str:
+    return ", ".join(f"`{n}`" for n in names)
+
+
+def survivors(rows: list[tuple[str, str, str, str]]) -> list[tuple[str, list[str], list[str]]]:
+    """Each mutant that survives some case: (mutant, the cases it survives, the cases that kill it), in the
+    catalogue's order."""
+    from pytest_pulsar_ha.mutants.catalogue import MUTANTS
+
+    out = []
+    for mutant in MUTANTS:
+        survived = [case for case, m, verdict, _ in rows if m == mutant and verdict == "survived"]
+        if survived:
+            killers = [case for case, m, verdict, _ in rows if m == mutant and verdict == "killed"]
+            out.append((mutant, survived, killers))
+    return out
+
+
+def survivors_table(rows: list[tuple[str, str, str, str]]) -> str:
+    lines = ["| mutant | survives in | why | killed by |", "| --- | --- | --- | --- |"]
+    for mutant, survived, killers in survivors(rows):
+        why = WHY.get(mutant, "(not explained yet)")
+        lines.append(f"| `{mutant}` | {_cases(survived)} | {why} | {_cases(killers) or '**none**'} |")
+    return "\n".join(lines)
+
+
+def no_mutant_applies() -> tuple[list[str], list[str]]:
+    """(the shipped files where no mutant applies to any case of `make mutate`'s selection, those where some
+    does), by file stem."""
+    from pytest_pulsar_ha.mutants.catalogue import MUTANTS, cannot_apply
+    from pytest_pulsar_ha.scenario.loader import load_scenarios
+
+    none, some = [], []
+    for path in sorted((ROOT / "scenarios").rglob("*.pulsar-ha.yaml")):
+        stem = path.name.removesuffix(".pulsar-ha.yaml")
+        cases = [c for c in load_scenarios(path) if not EXCLUDED & set(c.scenario.marks)]
+        if not cases:
+            continue
+        applies = any(cannot_apply(c.scenario, m) is None for c in cases for m in MUTANTS)
+        (some if applies else none).append(stem)
+    return none, some
 
 
 def render() -> str:
     files = sorted(DATA.glob("*.txt"))
-    shipped = sorted(p.name.removesuffix(".pulsar-ha.yaml") for p in (ROOT / "scenarios").rglob("*.pulsar-ha.yaml"))
     ran = {p.stem for p in files}
-    missing = ", ".join(f"`{n}`" for n in shipped if n not in ran and n not in (*NONE_APPLY, "flaky-on-purpose"))
-    none = ", ".join(f"`{n}`" for n in NONE_APPLY)
-    lines = [INTRO.format(missing=missing or "none", none=none, table=survivors_table())]
+    none, some = no_mutant_applies()
+    missing = _cases(sorted(n for n in some if n not in ran))
+    lines = [
+        INTRO.format(
+            commits=", ".join(f"`{c}`" for c in commits()),
+            missing=missing or "none",
+            none=_cases(sorted(none)),
+            table=survivors_table(all_rows()),
+        )
+    ]
     killed = applicable = 0
     for path in files:
         text = path.read_text()
@@ -137,7 +173,7 @@ def render() -> str:
             lines += ["Runs (a later run's rows replace the earlier ones for the same case and mutant):", ""]
         lines += [f"- `{command}` ({when.removeprefix('# ')})" for command, when, _ in runs]
         width = max(len(r[0]) for r in rows)
-        table = [f"{case:<{width}}  {mutant:<14}  {verdict:<8}  {why}" for case, mutant, verdict, why in rows]
+        table = [f"{case:<{width}}  {mutant:<14}  {verdict:<14}  {why}" for case, mutant, verdict, why in rows]
         percent = f"{k / n:.0%}" if n else "-"
         lines += ["", "```text", *table, f"mutation score: {k} of {n} applicable mutants killed ({percent})", "```", ""]
     lines.insert(1, f"In all: {killed} of {applicable} applicable mutants killed in the files run.\n")

@@ -1,8 +1,9 @@
-"""The kill-matrix page is its stored files (``python -m tests.docs.kill_matrix_page`` writes it)."""
+"""The kill-matrix page is its stored files (``python -m tests.docs.kill_matrix_page`` writes it), all run at one
+commit, complete for `make mutate`'s selection, with every survivor explained."""
 
 from __future__ import annotations
 
-from tests.docs.kill_matrix_page import DATA, PAGE, render
+from tests.docs.kill_matrix_page import DATA, EXCLUDED, PAGE, ROOT, WHY, all_rows, commits, merged, render, survivors
 
 
 def test_the_page_is_the_stored_matrices() -> None:
@@ -16,9 +17,11 @@ def test_every_stored_matrix_names_its_command_and_its_score() -> None:
         assert lines[-1].startswith("mutation score: "), path
 
 
-def _rows() -> dict[tuple[str, str], str]:
-    from tests.docs.kill_matrix_page import merged
+def test_the_matrix_is_stored_from_one_commit() -> None:
+    assert len(commits()) == 1, commits()
 
+
+def _rows() -> dict[tuple[str, str], str]:
     return {(case, mutant): verdict for p in DATA.glob("*.txt") for case, mutant, verdict, _ in merged(p.read_text())}
 
 
@@ -29,26 +32,27 @@ def test_every_mutant_is_killed_by_some_shipped_case() -> None:
     assert sorted(set(MUTANTS) - killed) == []
 
 
+def test_every_survivor_is_explained() -> None:
+    assert [mutant for mutant, _, _ in survivors(all_rows()) if mutant not in WHY] == []
+
+
 def test_the_matrix_is_complete_every_applicable_case_and_mutant_was_run() -> None:
-    """Each case of `make mutate`'s selection x each mutant that can apply to it has a stored verdict (killed,
-    survived, or n/a because it never acted); none is missing, none is an error."""
+    """Each case of `make mutate`'s selection x each mutant that can apply to it has a judged verdict (killed,
+    survived, or not applicable because it never acted); none is missing, none is not judged."""
     from pytest_pulsar_ha.mutants.catalogue import MUTANTS, cannot_apply
     from pytest_pulsar_ha.scenario.loader import load_scenarios
-    from tests.docs.kill_matrix_page import ROOT
 
-    excluded = {"unsettled", "wedges_client", "nightly_demo", "soak", "spark_cluster"}
     rows = _rows()
     missing = []
     for path in sorted((ROOT / "scenarios").rglob("*.pulsar-ha.yaml")):
         for case in load_scenarios(path):
-            if excluded & set(case.scenario.marks):
+            if EXCLUDED & set(case.scenario.marks):
                 continue
             for mutant in MUTANTS:
                 if cannot_apply(case.scenario, mutant) is None and rows.get((case.id, mutant)) not in (
                     "killed",
                     "survived",
-                    "n/a",
+                    "not applicable",
                 ):
-                    missing.append(f"{case.id}@{mutant}")
+                    missing.append(f"{case.id}@{mutant}: {rows.get((case.id, mutant), 'not run')}")
     assert missing == []
-    assert not [key for key, verdict in rows.items() if verdict == "error"]
