@@ -39,7 +39,7 @@ from pytest_pulsar_ha.workload.fleet.config import (
     WorkerConfig,
     split_plan,
 )
-from pytest_pulsar_ha.workload.fleet.handles import WorkerHandle, accept_worker
+from pytest_pulsar_ha.workload.fleet.handles import WorkerHandle, accept_worker, socket_address
 from pytest_pulsar_ha.workload.fleet.relay import ProviderRelay
 from pytest_pulsar_ha.workload.fleet.worker_process import KEY_ENV
 from pytest_pulsar_ha.workload.plan import LATE_S, LATE_SHARE, WorkloadPlan
@@ -155,12 +155,13 @@ class FleetWorkload:
     def start(self) -> None:
         """Start the workers, wait until every producer and consumer exists, then start every open loop at once."""
         key = secrets.token_bytes(32)
-        address = str(self.parts_dir.parent / f".fleet-{secrets.token_hex(4)}.sock")
         configs = self._configs()
         self._roles = {c.index: _names(c) for c in configs}
-        with Listener(address, family="AF_UNIX", authkey=key) as listener:
-            for config in configs:
-                self._handles.append(self._spawn(config, listener, key, address))
+        with contextlib.ExitStack() as stack:
+            address = socket_address(self.parts_dir.parent, f".fleet-{secrets.token_hex(4)}.sock", stack)
+            with Listener(address, family="AF_UNIX", authkey=key) as listener:
+                for config in configs:
+                    self._handles.append(self._spawn(config, listener, key, address))
         deadline = time.monotonic() + START_TIMEOUT_S
         for handle in self._handles:
             while not handle.ready.wait(0.2):

@@ -3,12 +3,27 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import subprocess
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+UNIX_PATH_MAX = 107
+"""The longest AF_UNIX socket path Linux binds (``sun_path``'s 108 bytes, the last one NUL)."""
+
+
+def socket_address(folder: Path, name: str, stack: contextlib.ExitStack) -> str:
+    """Where the workers' socket ``name`` goes: in ``folder`` (the run's evidence folder), or, where that path is
+    too long to bind (a deep evidence folder: ``OSError: AF_UNIX path too long``), in a private temporary folder
+    that ``stack`` removes when it closes."""
+    address = folder / name
+    if len(os.fsencode(address)) <= UNIX_PATH_MAX:
+        return str(address)
+    return str(Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="pulsar-ha-fleet-"))) / name)
 
 
 def accept_worker(listener: Any, process: subprocess.Popen[bytes], timeout_s: float) -> Any:
