@@ -114,7 +114,7 @@ def _lane_axes(lanes: list[str], rated: dict[tuple[str, str | None], Counter[int
 
 
 def _numbered(events: Sequence[Event], kind: str) -> dict[int, Event]:
-    """The first event of ``kind`` of each fault, by the fault's number (its ``#N`` label)."""
+    """The event of ``kind`` of each fault, by the fault's number (its ``#N`` label); the first where several."""
     found: dict[int, Event] = {}
     for e in events:
         if e.type == kind and (m := FAULT_NUMBER.match(e.detail or "")) is not None:
@@ -170,21 +170,16 @@ def render_run_page(
         for name in lanes
     ]
     parts += gridlines(axes, LANE_H, WIDTH)
-    starts: dict[int, Event] = {}
-    for event in events:  # faults: shaded from start to end on the lane they name (every lane when none)
-        number = FAULT_NUMBER.match(event.detail or "")
-        if event.type == FAULT_START and number:
-            starts[int(number.group(1))] = event
-    ends = {int(m.group(1)): e for e in events if e.type == FAULT_END and (m := FAULT_NUMBER.match(e.detail or ""))}
-    undos = _numbered(events, UNDO_START)
+    # faults: shaded from start to end (to the undo, then the quiet end) on the lane they name (every lane when none)
+    starts, ends, undos = (_numbered(events, kind) for kind in (FAULT_START, FAULT_END, UNDO_START))
     for index, start in starts.items():
         end, undo = ends.get(index), undos.get(index)
         right = x(end.ts_ns) if end is not None else x(start.ts_ns) + 2
+        targets = [start.cluster] if start.cluster in lanes else lanes
         if undo is not None and start.ts_ns <= undo.ts_ns and (end is None or undo.ts_ns <= end.ts_ns):
-            parts += _quiet_end(start, undo, end, [start.cluster] if start.cluster in lanes else lanes, x, lane_y, t0)
+            parts += _quiet_end(start, undo, end, targets, x, lane_y, t0)
             drawn.add("quiet-end")
             right = x(undo.ts_ns)
-        targets = [start.cluster] if start.cluster in lanes else lanes
         drawn.add("fault")
         for name in targets:
             y = lane_y(name or "clients")

@@ -123,7 +123,8 @@ def render_png(events: Sequence[Event], path: Path, title: str) -> Path:
     ax_rate.bar(
         list(seconds), [errors[s] for s in seconds], color="#d62728", alpha=0.7, width=0.9, label="send errors/s"
     )
-    ax_rate.set_xlabel("seconds since the first event (shaded: faults; hatched: their quiet ends)")
+    quiet = "; hatched: their quiet ends" if any(undos.get(label) for _, _, label in windows) else ""
+    ax_rate.set_xlabel(f"seconds since the first event (shaded: faults{quiet})")
     ax_rate.set_ylabel("per second", fontsize=8)
     ax_rate.legend(loc="upper right", fontsize=8, ncols=3)
     if clusters:

@@ -56,3 +56,9 @@ def test_the_matrix_is_complete_every_applicable_case_and_mutant_was_run() -> No
                 ):
                     missing.append(f"{case.id}@{mutant}: {rows.get((case.id, mutant), 'not run')}")
     assert missing == []
+
+
+def test_the_page_leaves_out_the_marks_make_mutate_leaves_out() -> None:
+    recipe = (ROOT / "Makefile").read_text().split("\nmutate:", 1)[1].split("\n\n", 1)[0]
+    marks = recipe.split('-m "not (', 1)[1].split(')"', 1)[0]
+    assert set(marks.split(" or ")) == EXCLUDED
