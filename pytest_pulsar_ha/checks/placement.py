@@ -179,6 +179,22 @@ def domain_spread(placement: GroupPlacement) -> int:
     return max(counts) - min(counts) if counts else 0
 
 
+BROKER_SPREAD = "broker_spread"
+"""placement's figure: inside one live domain, the most namespaces on one live broker less the fewest on another."""
+
+
+def broker_spread(placement: GroupPlacement) -> int:
+    """The widest gap, over the live domains, between the namespaces of the group on two live brokers of it."""
+    active = set(placement.active)
+    per_broker = placement.namespaces_by_broker()
+    gaps = [0]
+    for brokers in placement.domains.values():
+        counts = [len(per_broker.get(b, [])) for b in brokers if not active or b in active]
+        if counts:
+            gaps.append(max(counts) - min(counts))
+    return max(gaps)
+
+
 def placement_readings(events: Sequence[Event], cluster: str, group: str) -> list[tuple[int, GroupPlacement]]:
     out = []
     for event in sorted(events, key=lambda e: e.ts_ns):
@@ -214,7 +230,7 @@ def judge_placement(
         held = [r for r in readings if r[0] >= start and (end is None or r[0] < end) and not (hit & set(r[1].active))]
         phases.append(("while the fault held", held[-1] if held else None))
     measured, details, ok = [], [], True
-    broken, spread, unread = 0, 0, 0
+    broken, spread, by_broker, unread = 0, 0, 0, 0
     for phase, reading in phases:
         if reading is None:
             ok, unread = False, unread + 1
@@ -223,10 +239,11 @@ def judge_placement(
         placement = reading[1]
         problems = live_spread_problems(placement)
         broken, spread = broken + len(problems), max(spread, domain_spread(placement))
+        by_broker = max(by_broker, broker_spread(placement))
         ok = ok and not problems
         measured.append(f"{phase}: {_summary(placement)}" + (f" ({'; '.join(problems)})" if problems else ""))
         details.append(f"{phase}:\n{placement.describe()}")
-    figures = {"rule_breaks": broken, DOMAIN_SPREAD: spread}
+    figures = {"rule_breaks": broken, DOMAIN_SPREAD: spread, BROKER_SPREAD: by_broker}
     evidence = ok or broken > 0  # a phase without a reading, and nothing else wrong, is missing evidence
     text = " | ".join(measured)
     return CheckResult("placement", ok, expected, text, "\n".join(details), figures=figures, evidence=evidence)

@@ -10,7 +10,8 @@ also throws the anti-affinity result away. (Source reading of 4.0.8: ``ModularLo
 
 :data:`PIP7_BROKER_SETTINGS` and :func:`place_namespaces` are what makes placement deterministic here: each
 namespace is looked up through the leader, a topic of it is created (loaded) on its owner, and the next one waits
-until the owner's load report, as written for the leader, lists the bundle. The placement that results is still
+until the owner's load report, as written for the leader, lists the bundle (it is listed and no longer among
+the report's unwritten gains). The placement that results is still
 Pulsar's decision, read back from Pulsar.
 """
 
@@ -58,26 +59,29 @@ class PlacedCluster(Protocol):
     def token(self) -> str | None: ...
 
 
-def reported_bundles(admin: AdminClient) -> tuple[set[str], int]:
-    """The bundles in a broker's load report (``GET /admin/v2/broker-stats/load-report``) and its ``lastUpdate``."""
+def reported_bundles(admin: AdminClient) -> tuple[set[str], set[str]]:
+    """The bundles in a broker's load report (``GET /admin/v2/broker-stats/load-report``), and those of them
+    gained since the report was last written for the leader (``lastBundleGains``: the broker clears it on each
+    write, ``ModularLoadManagerImpl.writeBrokerDataOnZooKeeper``)."""
     report = admin.get("broker-stats/load-report")
     bundles = set(report.get("bundles") or []) | set((report.get("lastStats") or {}).keys())
-    return bundles, int(report.get("lastUpdate") or 0)
+    return bundles, set(report.get("lastBundleGains") or [])
 
 
 def wait_until_reported(admin: AdminClient, namespace: str, timeout_s: float) -> bool:
-    """Until the broker's report lists a bundle of ``namespace`` in a report written after the bundle was first
-    seen there (``lastUpdate`` moves when the report is written for the leader); False after ``timeout_s``."""
+    """Until a report written for the leader lists a bundle of ``namespace``: the broker lists it and no longer
+    counts it among the gains not yet written; False after ``timeout_s``.
+
+    (Waiting instead for ``lastUpdate`` to move past the report that first listed the bundle can wait for
+    nothing: a broker whose load did not change since that write writes no report for up to
+    ``loadBalancerReportUpdateMaxIntervalMinutes``.)"""
     deadline = time.monotonic() + timeout_s
-    seen_at: int | None = None
     while time.monotonic() < deadline:
-        bundles, last_update = reported_bundles(admin)
-        if any(b.startswith(f"{namespace}/") for b in bundles):
-            if seen_at is None:
-                seen_at = last_update
-            elif last_update > seen_at:
-                time.sleep(REPORT_SETTLE_S)
-                return True
+        bundles, unwritten = reported_bundles(admin)
+        listed = {b for b in bundles if b.startswith(f"{namespace}/")}
+        if listed and not listed & unwritten:
+            time.sleep(REPORT_SETTLE_S)
+            return True
         time.sleep(0.5)
     return False
 

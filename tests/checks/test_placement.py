@@ -85,6 +85,19 @@ def test_after_a_domain_outage_only_the_live_domain_counts() -> None:
     ]
 
 
+def test_the_figures_say_how_far_apart_the_domains_and_the_brokers_of_one_domain_are() -> None:
+    # CI, 4.2.4: rack-1 down, both of its namespaces went to one broker of rack-2 (3 against 1)
+    spec, fault = PlacementSpec(group="payments"), FaultWindow(T0 + 10 * S, T0 + 30 * S, ("b0", "b1"))
+    piled = {"t/ns-0": "b3", "t/ns-1": "b3", "t/ns-2": "b2", "t/ns-3": "b3"}
+    events = [reading(1, placement(SPREAD)), reading(20, placement(piled, ("b2", "b3")))]
+    verdict = judge_placement(spec, "cluster-a", events, fault)
+    assert not verdict.ok
+    assert verdict.figures == {"rule_breaks": 1, "domain_spread": 0, "broker_spread": 2}
+    even = {"t/ns-0": "b2", "t/ns-1": "b3", "t/ns-2": "b2", "t/ns-3": "b3"}
+    verdict = judge_placement(spec, "cluster-a", [events[0], reading(20, placement(even, ("b2", "b3")))], fault)
+    assert verdict.ok and verdict.figures == {"rule_breaks": 0, "domain_spread": 0, "broker_spread": 0}
+
+
 def test_an_unowned_bundle_is_a_problem() -> None:
     assert "t/ns-3 bundle 0x00000000_0xffffffff has no owner" in live_spread_problems(
         placement({**SPREAD, "t/ns-3": None})

@@ -1,5 +1,5 @@
 """The wait of :func:`place_namespaces` between two namespaces, on scripted load reports (pure logic): a bundle
-counts as known to the leader only once a report written after the one that first listed it was written."""
+counts as known to the leader once the broker lists it and it is no longer among the report's unwritten gains."""
 
 from __future__ import annotations
 
@@ -30,22 +30,29 @@ def _no_sleep(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(placing.time, "sleep", lambda s: None)
 
 
-def test_the_wait_ends_at_the_first_report_written_after_the_bundle_was_listed() -> None:
+def test_the_wait_ends_once_a_written_report_lists_the_bundle() -> None:
     admin = _Reports(
         [
-            {"bundles": [], "lastUpdate": 1},
-            {"bundles": [BUNDLE], "lastUpdate": 1},  # listed locally, not yet written for the leader
-            {"bundles": [BUNDLE], "lastUpdate": 1},
-            {"bundles": [BUNDLE], "lastUpdate": 2},  # written
-            {"bundles": [], "lastUpdate": 3},
+            {"bundles": [], "lastBundleGains": []},
+            {"bundles": [BUNDLE], "lastBundleGains": [BUNDLE]},  # listed locally, not yet written for the leader
+            {"bundles": [BUNDLE], "lastBundleGains": [BUNDLE]},
+            {"bundles": [BUNDLE], "lastBundleGains": []},  # written: the gains are cleared on each write
+            {"bundles": [], "lastBundleGains": []},
         ]
     )
     assert wait_until_reported(admin, "t/ns-0", timeout_s=5) is True  # type: ignore[arg-type]
     assert admin.asked == 4
 
 
+def test_a_bundle_written_before_the_first_look_ends_the_wait_at_once() -> None:
+    # the broker writes no further report while its load stays the same: waiting for one would wait for nothing
+    admin = _Reports([{"lastStats": {BUNDLE: {}}, "lastBundleGains": [], "lastUpdate": 7}])
+    assert wait_until_reported(admin, "t/ns-0", timeout_s=5) is True  # type: ignore[arg-type]
+    assert admin.asked == 1
+
+
 def test_bundles_of_other_namespaces_do_not_count_and_the_wait_gives_up() -> None:
-    admin = _Reports([{"lastStats": {"t/ns-10/0x00000000_0xffffffff": {}}, "lastUpdate": n} for n in range(1000)])
+    admin = _Reports([{"lastStats": {"t/ns-10/0x00000000_0xffffffff": {}}, "lastBundleGains": []}])
     assert wait_until_reported(admin, "t/ns-1", timeout_s=0.05) is False  # type: ignore[arg-type]
 
 
