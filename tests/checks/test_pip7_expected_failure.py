@@ -3,11 +3,9 @@ showed it, and only that: judged by the placement check on the CI's readings, de
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from pytest_pulsar_ha.checks.deadlocks import Deadlock
-from pytest_pulsar_ha.checks.outcome import COMPLETED, decide
+from pytest_pulsar_ha.checks.outcome import decide
 from pytest_pulsar_ha.checks.placement import FaultWindow, judge_placement
 from pytest_pulsar_ha.checks.result import CheckResult
 from pytest_pulsar_ha.history import PROBE, Event
@@ -15,20 +13,12 @@ from pytest_pulsar_ha.pips.failure_domains import BundlePlacement, GroupPlacemen
 from pytest_pulsar_ha.pips.placement_watch import WATCH_PROCESS, placement_detail
 from pytest_pulsar_ha.scenario.expectations import PlacementSpec
 from pytest_pulsar_ha.scenario.loader import load_scenarios
+from tests.checks.test_outcome import Run
 
 ROOT = Path(__file__).resolve().parents[2]
 S = 1_000_000_000
 T0 = 1_700_000_000 * S
 DOMAINS = {"rack-1": ["b0", "b1"], "rack-2": ["b2", "b3"]}
-
-
-@dataclass
-class Run:
-    checks: list[CheckResult]
-    problems: list[str] = field(default_factory=list)
-    deadlocks: list[Deadlock] = field(default_factory=list)
-    facts: dict[str, str] = field(default_factory=dict)
-    ended: str = COMPLETED
 
 
 def _reading(at: float, owners: dict[str, str], active: tuple[str, ...]) -> Event:
