@@ -11,8 +11,7 @@ also throws the anti-affinity result away. (Source reading of 4.0.8: ``ModularLo
 :data:`PIP7_BROKER_SETTINGS` and :func:`place_namespaces` are what makes placement deterministic here: each
 namespace is looked up through the leader, a topic of it is created (loaded) on its owner, and the next one waits
 until the owner's load report, as written for the leader, lists the bundle (it is listed and no longer among
-the report's unwritten gains). The placement that results is still
-Pulsar's decision, read back from Pulsar.
+the report's unwritten gains). The placement that results is still Pulsar's decision, read back from Pulsar.
 """
 
 from __future__ import annotations
