@@ -16,7 +16,6 @@ Pulsar while the scenario ran) and the ``fault_start`` / ``fault_end`` events of
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -138,30 +137,47 @@ def judge_reassigned(spec: ReassignedSpec, events: Sequence[Event], fault: Fault
 # -- placement ---------------------------------------------------------------------------------------------
 
 
-def live_spread_problems(placement: GroupPlacement) -> list[str]:
-    """Where ``placement`` breaks PIP-7's rule over the live part of the cluster; empty when it holds.
-
-    Live: the active brokers and the domains with at least one of them. Every bundle has an owner in a domain;
-    the namespaces are spread evenly over the live domains (counts differ by at most one: distinct domains
-    when there are no more namespaces than domains) and, inside each live domain, evenly over its live brokers.
-    """
+def live_domains(placement: GroupPlacement) -> dict[str, list[str]]:
+    """Each live domain's live brokers: the brokers the load manager lists as active (every broker when it lists
+    none), in the domains with at least one of them."""
     active = set(placement.active)
     live = {d: [b for b in brokers if not active or b in active] for d, brokers in placement.domains.items()}
-    live = {d: brokers for d, brokers in live.items() if brokers}
+    return {d: brokers for d, brokers in live.items() if brokers}
+
+
+def _per_domain(placement: GroupPlacement, live: Mapping[str, list[str]]) -> dict[str, int]:
+    by_domain = placement.namespaces_by_domain()
+    return {d: len(by_domain.get(d, [])) for d in live}
+
+
+def _per_broker(placement: GroupPlacement, brokers: Sequence[str]) -> dict[str, int]:
+    per_broker = placement.namespaces_by_broker()
+    return {b: len(per_broker.get(b, [])) for b in brokers}
+
+
+def _gap(counts: Mapping[str, int]) -> int:
+    return max(counts.values()) - min(counts.values()) if counts else 0
+
+
+def live_spread_problems(placement: GroupPlacement) -> list[str]:
+    """Where ``placement`` breaks PIP-7's rule over the live part of the cluster (:func:`live_domains`); empty
+    when it holds. Every bundle has an owner in a domain; the namespaces are spread evenly over the live domains
+    (counts differ by at most one: distinct domains when there are no more namespaces than domains) and, inside
+    each live domain, evenly over its live brokers.
+    """
+    live = live_domains(placement)
     problems = [f"{b.namespace} bundle {b.bundle} has no owner" for b in placement.unowned()]
     problems += [
         f"{b.namespace} is on broker {b.broker}, which is in no failure domain"
         for b in placement.bundles
         if b.broker is not None and b.domain is None
     ]
-    by_domain = placement.namespaces_by_domain()
-    per_domain = Counter({d: len(by_domain.get(d, [])) for d in live})
-    if per_domain and max(per_domain.values()) - min(per_domain.values()) > 1:
-        problems.append(f"namespaces per live domain are uneven: {dict(per_domain)}")
-    per_broker = placement.namespaces_by_broker()
+    per_domain = _per_domain(placement, live)
+    if _gap(per_domain) > 1:
+        problems.append(f"namespaces per live domain are uneven: {per_domain}")
     for domain, brokers in live.items():
-        counts = {b: len(per_broker.get(b, [])) for b in brokers}
-        if max(counts.values()) - min(counts.values()) > 1:
+        counts = _per_broker(placement, brokers)
+        if _gap(counts) > 1:
             problems.append(f"namespaces per live broker in {domain} are uneven: {counts}")
     return problems
 
@@ -172,11 +188,7 @@ DOMAIN_SPREAD = "domain_spread"
 
 def domain_spread(placement: GroupPlacement) -> int:
     """The most namespaces of the group on one live domain less the fewest on another."""
-    active = set(placement.active)
-    live = [d for d, brokers in placement.domains.items() if any(not active or b in active for b in brokers)]
-    by_domain = placement.namespaces_by_domain()
-    counts = [len(by_domain.get(d, [])) for d in live]
-    return max(counts) - min(counts) if counts else 0
+    return _gap(_per_domain(placement, live_domains(placement)))
 
 
 BROKER_SPREAD = "broker_spread"
@@ -185,14 +197,7 @@ BROKER_SPREAD = "broker_spread"
 
 def broker_spread(placement: GroupPlacement) -> int:
     """The widest gap, over the live domains, between the namespaces of the group on two live brokers of it."""
-    active = set(placement.active)
-    per_broker = placement.namespaces_by_broker()
-    gaps = [0]
-    for brokers in placement.domains.values():
-        counts = [len(per_broker.get(b, [])) for b in brokers if not active or b in active]
-        if counts:
-            gaps.append(max(counts) - min(counts))
-    return max(gaps)
+    return max((_gap(_per_broker(placement, brokers)) for brokers in live_domains(placement).values()), default=0)
 
 
 def placement_readings(events: Sequence[Event], cluster: str, group: str) -> list[tuple[int, GroupPlacement]]:

@@ -158,7 +158,7 @@ class FleetWorkload:
         configs = self._configs()
         self._roles = {c.index: _names(c) for c in configs}
         with contextlib.ExitStack() as stack:
-            address = socket_address(self.parts_dir.parent, f".fleet-{secrets.token_hex(4)}.sock", stack)
+            address = socket_address(stack)
             with Listener(address, family="AF_UNIX", authkey=key) as listener:
                 for config in configs:
                     self._handles.append(self._spawn(config, listener, key, address))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import os
 import subprocess
 import tempfile
 import threading
@@ -12,18 +11,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-UNIX_PATH_MAX = 107
-"""The longest AF_UNIX socket path Linux binds (``sun_path``'s 108 bytes, the last one NUL)."""
 
-
-def socket_address(folder: Path, name: str, stack: contextlib.ExitStack) -> str:
-    """Where the workers' socket ``name`` goes: in ``folder`` (the run's evidence folder), or, where that path is
-    too long to bind (a deep evidence folder: ``OSError: AF_UNIX path too long``), in a private temporary folder
-    that ``stack`` removes when it closes."""
-    address = folder / name
-    if len(os.fsencode(address)) <= UNIX_PATH_MAX:
-        return str(address)
-    return str(Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="pulsar-ha-fleet-"))) / name)
+def socket_address(stack: contextlib.ExitStack) -> str:
+    """Where the workers' Unix socket goes: a private temporary folder (mode 0700) that ``stack`` removes when it
+    closes. Never the run's evidence folder: a deep one makes the path too long to bind (Linux binds at most 107
+    bytes: ``OSError: AF_UNIX path too long``, found by the kill matrix), and it may be on a file system that
+    binds no socket at all."""
+    return str(Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="pulsar-ha-fleet-"))) / "workers.sock")
 
 
 def accept_worker(listener: Any, process: subprocess.Popen[bytes], timeout_s: float) -> Any:
