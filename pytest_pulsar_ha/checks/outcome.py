@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from pytest_pulsar_ha.checks.expected_failure import deadlock_differences, mismatches
-from pytest_pulsar_ha.checks.result import CheckResult
+from pytest_pulsar_ha.checks.result import CheckResult, Side, missed_sides
 
 if TYPE_CHECKING:
     from pytest_pulsar_ha.checks.deadlocks import Deadlock
@@ -56,6 +56,17 @@ class Mutant:
     seen_by: tuple[str, ...]
     explain: Callable[[Scenario, Sequence[CheckResult]], list[str]] | None = None
     """the lines that say why it survived (which expectations should have caught it, with their figures)"""
+    side: Side | None = None
+    """The side of a window it moves a switch to (``late``, ``early``), where it is a timing mutant: a window
+    missed on the other side only (a switch that came early, when the mutant makes switches late) is not its
+    doing, so it kills nothing."""
+
+    def sees(self, check: CheckResult) -> bool:
+        """Whether ``check``'s failure can be this mutant's doing: an expectation kind able to see it, failed on
+        evidence, and (for a timing mutant) its window missed on the mutant's side."""
+        if check.ok or not check.evidence or check.name not in self.seen_by:
+            return False
+        return self.side is None or self.side in missed_sides(check)
 
 
 @dataclass(frozen=True)
@@ -191,14 +202,15 @@ def _mutated(run: Run, scenario: Scenario, mutant: Mutant, baseline: Outcome | N
             )
         return Outcome("not applicable", f"the mutant never acted: {never_acted}; the run was the shipped code's")
     seeing = mutant.seen_by
-    killers = [c for c in failed if c.name in seeing and c.evidence]
+    killers = [c for c in failed if mutant.sees(c)]
     if killers:
         return Outcome("killed", _failed_lines(killers))
     if failed:
+        side = f", its window missed {mutant.side}" if mutant.side else ""
         return Outcome(
             "not judged",
-            f"only expectations that cannot see this mutant (it is seen by {', '.join(seeing)}) failed, or failed "
-            "on no evidence: " + _failed_lines(failed),
+            f"only expectations that cannot see this mutant (it is seen by {', '.join(seeing)}{side}) failed, or "
+            "failed on no evidence: " + _failed_lines(failed),
         )
     if mutant.explain is not None:
         return Outcome("survived", "; ".join(mutant.explain(scenario, run.checks)))

@@ -10,7 +10,15 @@ from collections.abc import Sequence
 
 from pytest_pulsar_ha.checks.faults import RecordedFault
 from pytest_pulsar_ha.checks.registry import CheckContext, checker
-from pytest_pulsar_ha.checks.result import SECONDS, CheckResult, no_evidence
+from pytest_pulsar_ha.checks.result import (
+    FASTEST,
+    PRODUCERS,
+    PRODUCERS_REACHED,
+    SECONDS,
+    TARGET_ACKS,
+    CheckResult,
+    no_evidence,
+)
 from pytest_pulsar_ha.history import ACK, PROBE, SEND, SWITCH, Event
 from pytest_pulsar_ha.scenario.expectations import (
     AvailabilityExpectation,
@@ -29,10 +37,6 @@ def _first_ack(events: Sequence[Event], cluster: str, after_ns: int) -> Event | 
 
 def _fmt(seconds: float) -> str:
     return f"{seconds:.2f}s"
-
-
-TARGET_ACKS = "target_acks"
-"""The figure of a window: how many sends the target acknowledged after the reference moment (0: never reached)."""
 
 
 def producer_firsts(events: Sequence[Event], to: str, ref_ns: int) -> dict[str, float | None]:
@@ -89,8 +93,8 @@ def window_check(
     fastest, slowest = min(reached, key=reached.__getitem__), max(reached, key=reached.__getitem__)
     missing = sorted(name for name, took in firsts.items() if took is None)
     took = reached[slowest]
-    figures = {SECONDS: took, TARGET_ACKS: acks, "fastest_s": reached[fastest], "producers": len(firsts) or 1}
-    figures["producers_reached"] = len(reached)
+    figures = {SECONDS: took, TARGET_ACKS: acks, FASTEST: reached[fastest], PRODUCERS: len(firsts) or 1}
+    figures[PRODUCERS_REACHED] = len(reached)
     ok = lo.seconds <= reached[fastest] and took <= hi.seconds and not missing
     several = len(firsts) > 1 or bool(missing)
     measured = _spread(reached, fastest, slowest, missing, to) if several else _fmt(took)

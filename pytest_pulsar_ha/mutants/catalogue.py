@@ -4,12 +4,13 @@ cluster starts)."""
 from __future__ import annotations
 
 from pytest_pulsar_ha.checks.outcome import NEVER_ACTED_FACT
+from pytest_pulsar_ha.checks.result import Side
 from pytest_pulsar_ha.mutants.clients import CLIENT_MUTANTS
 from pytest_pulsar_ha.mutants.providers import PROVIDER_MUTANTS
 from pytest_pulsar_ha.scenario.expectations import SwitchBackExpectation, SwitchExpectation
 from pytest_pulsar_ha.scenario.model import Scenario
 
-__all__ = ["MUTANTS", "NEVER_ACTED_FACT", "SEEN_BY", "cannot_apply", "parse_mutants"]
+__all__ = ["MUTANTS", "NEVER_ACTED_FACT", "SEEN_BY", "SIDE", "cannot_apply", "parse_mutants"]
 from pytest_pulsar_ha.workload.process_count import choose_processes
 
 MUTANTS: dict[str, str] = {
@@ -23,6 +24,10 @@ SEEN_BY: dict[str, tuple[str, ...]] = {
     **{name: m.seen_by for name, m in CLIENT_MUTANTS.items()},
 }
 """Each mutant's name and the expectation kinds able to see it: a kill counts only when one of them fails."""
+
+SIDE: dict[str, Side | None] = {name: m.side for name, m in PROVIDER_MUTANTS.items()}
+"""Each timing mutant's name and the side of a window it moves a switch to: a window missed only on the other
+side is not its doing (a flaky early switch kills no ``late``)."""
 
 
 def parse_mutants(text: str) -> list[str]:

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from pulsar_ha_providers.failover_policy import Decision, FailoverPolicy
+from pytest_pulsar_ha.checks.result import Side
 
 
 class DelayedPolicy:
@@ -223,6 +224,8 @@ class ProviderMutant:
     """The expectation kinds able to see it: only their failure (on evidence) kills it."""
     refuses: Callable[[Any], str | None] = _applies
     """Why it cannot change a scenario's provider of its kind (given the provider's block), or None."""
+    side: Side | None = None
+    """The side of a window it moves a switch to: only a window missed on that side can be its doing."""
     provider_kind: ClassVar[str] = "auto"
     """The provider kind it changes."""
     changes: ClassVar[str] = "our AutoClusterFailover"
@@ -267,11 +270,17 @@ class AnswerMutant(ProviderMutant):
 PROVIDER_MUTANTS: dict[str, ProviderMutant] = {
     m.name: m
     for m in (
-        ProviderMutant("late", "every switch one check interval late", _late, ("switch", "switch_back")),
-        ProviderMutant("early", "every switch one check interval early", _early, ("switch", "switch_back")),
-        ProviderMutant("never_back", "never switches back to the primary", _never_back, ("switch_back",)),
+        ProviderMutant("late", "every switch one check interval late", _late, ("switch", "switch_back"), side="late"),
         ProviderMutant(
-            "back_at_once", "switches back as soon as the primary answers once", _back_at_once, ("switch_back",)
+            "early", "every switch one check interval early", _early, ("switch", "switch_back"), side="early"
+        ),
+        ProviderMutant("never_back", "never switches back to the primary", _never_back, ("switch_back",), side="late"),
+        ProviderMutant(
+            "back_at_once",
+            "switches back as soon as the primary answers once",
+            _back_at_once,
+            ("switch_back",),
+            side="early",
         ),
         ProviderMutant(
             "last_secondary",
@@ -286,12 +295,14 @@ PROVIDER_MUTANTS: dict[str, ProviderMutant] = {
             "applies the URL provider's changed answer one poll late",
             _answer_late,
             ("switch", "switch_back"),
+            side="late",
         ),
         AnswerMutant(
             "answer_ignored",
             "never applies the URL provider's changed answer",
             _answer_ignored,
             ("switch", "switch_back"),
+            side="late",
         ),
     )
 }

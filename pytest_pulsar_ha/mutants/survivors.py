@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from pytest_pulsar_ha.checks.outcome import Mutant
 from pytest_pulsar_ha.checks.result import CheckResult
-from pytest_pulsar_ha.mutants.catalogue import SEEN_BY
+from pytest_pulsar_ha.mutants.catalogue import SEEN_BY, SIDE
 from pytest_pulsar_ha.scenario.expectations import SwitchBackExpectation, SwitchExpectation
 from pytest_pulsar_ha.scenario.model import Scenario
 
@@ -62,4 +62,9 @@ def explain_survivor(scenario: Scenario, mutant: str, checks: Sequence[CheckResu
 def judged_as(mutant: str) -> Mutant:
     """What the outcome is decided with for a run made with ``mutant``: the expectations able to see it, and
     :func:`explain_survivor` for when it survives."""
-    return Mutant(mutant, SEEN_BY[mutant], lambda scenario, checks: explain_survivor(scenario, mutant, checks))
+    return Mutant(
+        mutant,
+        SEEN_BY[mutant],
+        lambda scenario, checks: explain_survivor(scenario, mutant, checks),
+        side=SIDE.get(mutant),
+    )

@@ -83,8 +83,11 @@ def scenario(tmp_path: Path, tail: str = "") -> Scenario:
     return load_scenarios(path)[0].scenario
 
 
-def switch(ok: bool = True) -> CheckResult:
-    return CheckResult("switch", ok, "within [2.2s, 2.7s]", "2.35s" if ok else "3.25s", figures={"seconds": 2.35})
+def switch(ok: bool = True, seconds: float | None = None) -> CheckResult:
+    """A switch window's verdict, [2.2 s, 2.7 s]: held at 2.35 s, failed late at 3.25 s, or at ``seconds``."""
+    took = seconds if seconds is not None else 2.35 if ok else 3.25
+    figures = {"seconds": took, "fastest_s": took, "target_acks": 40, "producers": 1, "producers_reached": 1}
+    return CheckResult("switch", ok, "within [2.2s, 2.7s]", f"{took:.2f}s", figures=figures, window=(2.2, 2.7))
 
 
 def no_loss(lost: int = 0) -> CheckResult:
@@ -96,6 +99,7 @@ DEADLOCKED = Deadlock("cluster-a", ("t(tid=1)",), "block", KNOWN_DEADLOCKS[0])
 BEFORE = Deadlock("cluster-a", ("t(tid=1)",), "block", KNOWN_DEADLOCKS[0], before_faults=True)
 PASSED = Outcome("passed", "2 expectation(s) held")
 LATE = judged_as("late")
+EARLY = judged_as("early")
 DROP = judged_as("drop_one")
 
 # (id, scenario tail, run, versions, mutant, baseline, expected kind, a part of the reason)
@@ -301,6 +305,26 @@ TABLE: list[tuple[str, str, Run, set[str], Mutant | None, Outcome | None, str, s
         PASSED,
         "survived",
         "switch: held, measured 2.35s",
+    ),
+    (
+        "a window missed on the mutant's side",
+        "",
+        Run([switch(False, seconds=1.9), no_loss()]),
+        set(),
+        EARLY,
+        PASSED,
+        "killed",
+        "switch: measured 1.90s",
+    ),
+    (
+        "a flaky early switch kills no late mutant",
+        "",
+        Run([switch(False, seconds=1.9), no_loss()]),
+        set(),
+        LATE,
+        PASSED,
+        "not judged",
+        "its window missed late) failed",
     ),
     (
         "a seeded flaky case kills no mutant",

@@ -33,7 +33,11 @@ EXECUTE = """
 def fake_execute(case, env, *, evidence_dir, spark, seed=None, mutant=None):
     late = mutant == "late" or (mutant is None and FLAKY)
     result = scenario_runner.ScenarioResult(case.id, "failed" if late else "passed", 7)
-    result.checks.append(CheckResult("switch", not late, "first ack within [2.2s, 2.7s]", "3.25s" if late else "2.35s"))
+    took = 3.25 if late else 2.35
+    figures = {"seconds": took, "target_acks": 10}
+    result.checks.append(
+        CheckResult("switch", not late, "first ack within [2.2s, 2.7s]", f"{took}s", figures=figures, window=(2.2, 2.7))
+    )
     result.checks.append(CheckResult("no_loss", True, "every send received", "lost=0"))
     if mutant == "swap_two":  # as the run's mutation part reports a mutant whose trigger never came
         result.facts["mutant_never_acted"] = "the provider never switched in this run"
