@@ -7,7 +7,7 @@ Pulsar while the scenario ran) and the ``fault_start`` / ``fault_end`` events of
   force with none of the brokers it hit listed as active (after the bundles moved; a killed broker that is
   started again comes back empty and Pulsar does not move bundles back at once, so a reading after a restart says
   nothing about PIP-7; the fault's recorded end comes only once every hit broker is healthy again) must both
-  follow the rule of :func:`live_spread_problems`.
+  follow the rule of :meth:`~pytest_pulsar_ha.pips.failure_domains.GroupPlacement.spread_problems`.
 * ``reassigned``: for every topic of the workload, the first ack after the fault's start that a broker the
   fault did not hit acknowledged, within ``within``. The broker of an ack is the topic's owner according to the
   owner readings just before and just after the ack (they must agree; otherwise the ack is not attributed).
@@ -23,7 +23,7 @@ from pytest_pulsar_ha.checks.faults import RecordedFault
 from pytest_pulsar_ha.checks.registry import CheckContext, checker
 from pytest_pulsar_ha.checks.result import CheckResult, no_evidence
 from pytest_pulsar_ha.history import ACK, PROBE, Event
-from pytest_pulsar_ha.pips.failure_domains import GroupPlacement
+from pytest_pulsar_ha.pips.failure_domains import GroupPlacement, gap
 from pytest_pulsar_ha.pips.placement_watch import (
     OWNER_PROBE,
     PLACEMENT_PROBE,
@@ -137,58 +137,13 @@ def judge_reassigned(spec: ReassignedSpec, events: Sequence[Event], fault: Fault
 # -- placement ---------------------------------------------------------------------------------------------
 
 
-def live_domains(placement: GroupPlacement) -> dict[str, list[str]]:
-    """Each live domain's live brokers: the brokers the load manager lists as active (every broker when it lists
-    none), in the domains with at least one of them."""
-    active = set(placement.active)
-    live = {d: [b for b in brokers if not active or b in active] for d, brokers in placement.domains.items()}
-    return {d: brokers for d, brokers in live.items() if brokers}
-
-
-def _per_domain(placement: GroupPlacement, live: Mapping[str, list[str]]) -> dict[str, int]:
-    by_domain = placement.namespaces_by_domain()
-    return {d: len(by_domain.get(d, [])) for d in live}
-
-
-def _per_broker(placement: GroupPlacement, brokers: Sequence[str]) -> dict[str, int]:
-    per_broker = placement.namespaces_by_broker()
-    return {b: len(per_broker.get(b, [])) for b in brokers}
-
-
-def _gap(counts: Mapping[str, int]) -> int:
-    return max(counts.values()) - min(counts.values()) if counts else 0
-
-
-def live_spread_problems(placement: GroupPlacement) -> list[str]:
-    """Where ``placement`` breaks PIP-7's rule over the live part of the cluster (:func:`live_domains`); empty
-    when it holds. Every bundle has an owner in a domain; the namespaces are spread evenly over the live domains
-    (counts differ by at most one: distinct domains when there are no more namespaces than domains) and, inside
-    each live domain, evenly over its live brokers.
-    """
-    live = live_domains(placement)
-    problems = [f"{b.namespace} bundle {b.bundle} has no owner" for b in placement.unowned()]
-    problems += [
-        f"{b.namespace} is on broker {b.broker}, which is in no failure domain"
-        for b in placement.bundles
-        if b.broker is not None and b.domain is None
-    ]
-    per_domain = _per_domain(placement, live)
-    if _gap(per_domain) > 1:
-        problems.append(f"namespaces per live domain are uneven: {per_domain}")
-    for domain, brokers in live.items():
-        counts = _per_broker(placement, brokers)
-        if _gap(counts) > 1:
-            problems.append(f"namespaces per live broker in {domain} are uneven: {counts}")
-    return problems
-
-
 DOMAIN_SPREAD = "domain_spread"
 """placement's figure: the most namespaces on one live domain less the fewest on another (0 or 1 when even)."""
 
 
 def domain_spread(placement: GroupPlacement) -> int:
     """The most namespaces of the group on one live domain less the fewest on another."""
-    return _gap(_per_domain(placement, live_domains(placement)))
+    return gap(placement.per_live_domain())
 
 
 BROKER_SPREAD = "broker_spread"
@@ -197,7 +152,7 @@ BROKER_SPREAD = "broker_spread"
 
 def broker_spread(placement: GroupPlacement) -> int:
     """The widest gap, over the live domains, between the namespaces of the group on two live brokers of it."""
-    return max((_gap(_per_broker(placement, brokers)) for brokers in live_domains(placement).values()), default=0)
+    return max((gap(placement.per_broker(brokers)) for brokers in placement.live_domains().values()), default=0)
 
 
 def placement_readings(events: Sequence[Event], cluster: str, group: str) -> list[tuple[int, GroupPlacement]]:
@@ -242,7 +197,7 @@ def judge_placement(
             measured.append(f"{phase}: no reading")
             continue
         placement = reading[1]
-        problems = live_spread_problems(placement)
+        problems = placement.spread_problems()
         broken, spread = broken + len(problems), max(spread, domain_spread(placement))
         by_broker = max(by_broker, broker_spread(placement))
         ok = ok and not problems

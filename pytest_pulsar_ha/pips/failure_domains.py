@@ -19,7 +19,6 @@ import json
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -171,6 +170,11 @@ def anti_affinity_namespaces_listed(admin: AdminClient, cluster: str, group: str
 # -- placement ---------------------------------------------------------------------------------------------
 
 
+def gap(counts: Mapping[str, int]) -> int:
+    """The most less the fewest of ``counts`` (0 for none): PIP-7's rule wants at most 1."""
+    return max(counts.values()) - min(counts.values()) if counts else 0
+
+
 @dataclass(frozen=True)
 class BundlePlacement:
     namespace: str
@@ -210,21 +214,42 @@ class GroupPlacement:
     def unowned(self) -> list[BundlePlacement]:
         return [b for b in self.bundles if b.broker is None]
 
-    def spread_problems(self) -> list[str]:
-        """Where the placement breaks PIP-7's rule; empty when it holds.
+    def live_domains(self) -> dict[str, list[str]]:
+        """Each live domain's live brokers: the brokers the load manager lists as active (every broker when it
+        lists none), in the domains with at least one of them."""
+        active = set(self.active)
+        live = {d: [b for b in brokers if not active or b in active] for d, brokers in self.domains.items()}
+        return {d: brokers for d, brokers in live.items() if brokers}
 
-        The rule: a group's namespaces are spread evenly over the domains (counts differ by at most one) and,
-        inside each domain, evenly over its active brokers. Every bundle must have an owner.
+    def per_live_domain(self) -> dict[str, int]:
+        """How many of the group's namespaces each live domain holds."""
+        by_domain = self.namespaces_by_domain()
+        return {d: len(by_domain.get(d, [])) for d in self.live_domains()}
+
+    def per_broker(self, brokers: Sequence[str]) -> dict[str, int]:
+        """How many of the group's namespaces each of ``brokers`` holds."""
+        by_broker = self.namespaces_by_broker()
+        return {b: len(by_broker.get(b, [])) for b in brokers}
+
+    def spread_problems(self) -> list[str]:
+        """Where the placement breaks PIP-7's rule over the live part of the cluster (:meth:`live_domains`);
+        empty when it holds. Every bundle has an owner in a domain; the namespaces are spread evenly over the
+        live domains (counts differ by at most one: distinct domains when there are no more namespaces than
+        domains) and, inside each live domain, evenly over its live brokers.
         """
         problems = [f"{b.namespace} bundle {b.bundle} has no owner" for b in self.unowned()]
-        per_domain = Counter({d: len(ns) for d, ns in self.namespaces_by_domain().items()})
-        if per_domain and max(per_domain.values()) - min(per_domain.values()) > 1:
-            problems.append(f"namespaces per domain are uneven: {dict(per_domain)}")
-        per_broker = self.namespaces_by_broker()
-        for domain, brokers in self.domains.items():
-            counts = {b: len(per_broker.get(b, [])) for b in brokers if not self.active or b in self.active}
-            if counts and max(counts.values()) - min(counts.values()) > 1:
-                problems.append(f"namespaces per broker in {domain} are uneven: {counts}")
+        problems += [
+            f"{b.namespace} is on broker {b.broker}, which is in no failure domain"
+            for b in self.bundles
+            if b.broker is not None and b.domain is None
+        ]
+        per_domain = self.per_live_domain()
+        if gap(per_domain) > 1:
+            problems.append(f"namespaces per live domain are uneven: {per_domain}")
+        for domain, brokers in self.live_domains().items():
+            counts = self.per_broker(brokers)
+            if gap(counts) > 1:
+                problems.append(f"namespaces per live broker in {domain} are uneven: {counts}")
         return problems
 
     def describe(self) -> str:

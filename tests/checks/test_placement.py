@@ -9,7 +9,6 @@ from pytest_pulsar_ha.checks.placement import (
     ack_broker,
     judge_placement,
     judge_reassigned,
-    live_spread_problems,
 )
 from pytest_pulsar_ha.history import ACK, PROBE, Event
 from pytest_pulsar_ha.pips.failure_domains import BundlePlacement, GroupPlacement
@@ -63,24 +62,24 @@ def test_a_placement_reading_round_trips_through_the_history() -> None:
 
 
 def test_one_namespace_per_broker_over_two_domains_holds() -> None:
-    assert live_spread_problems(placement(SPREAD)) == []
+    assert placement(SPREAD).spread_problems() == []
 
 
 def test_three_namespaces_in_one_domain_is_uneven() -> None:
-    problems = live_spread_problems(placement({**SPREAD, "t/ns-2": "b0"}))
+    problems = placement({**SPREAD, "t/ns-2": "b0"}).spread_problems()
     assert problems == ["namespaces per live domain are uneven: {'rack-1': 3, 'rack-2': 1}"]
 
 
 def test_two_namespaces_on_one_broker_of_a_domain_is_uneven() -> None:
-    problems = live_spread_problems(placement({**SPREAD, "t/ns-1": "b0", "t/ns-3": "b2"}))
+    problems = placement({**SPREAD, "t/ns-1": "b0", "t/ns-3": "b2"}).spread_problems()
     assert "namespaces per live broker in rack-1 are uneven: {'b0': 2, 'b1': 0}" in problems
 
 
 def test_after_a_domain_outage_only_the_live_domain_counts() -> None:
     moved = {"t/ns-0": "b2", "t/ns-1": "b3", "t/ns-2": "b2", "t/ns-3": "b3"}
-    assert live_spread_problems(placement(moved, active=("b2", "b3"))) == []
+    assert placement(moved, active=("b2", "b3")).spread_problems() == []
     piled = {**moved, "t/ns-1": "b2", "t/ns-3": "b2"}
-    assert live_spread_problems(placement(piled, active=("b2", "b3"))) == [
+    assert placement(piled, active=("b2", "b3")).spread_problems() == [
         "namespaces per live broker in rack-2 are uneven: {'b2': 4, 'b3': 0}"
     ]
 
@@ -99,9 +98,8 @@ def test_the_figures_say_how_far_apart_the_domains_and_the_brokers_of_one_domain
 
 
 def test_an_unowned_bundle_is_a_problem() -> None:
-    assert "t/ns-3 bundle 0x00000000_0xffffffff has no owner" in live_spread_problems(
-        placement({**SPREAD, "t/ns-3": None})
-    )
+    problems = placement({**SPREAD, "t/ns-3": None}).spread_problems()
+    assert "t/ns-3 bundle 0x00000000_0xffffffff has no owner" in problems
 
 
 def test_placement_judges_the_readings_before_and_while_the_fault_held() -> None:

@@ -119,14 +119,14 @@ def test_a_group_piled_on_one_domain_is_reported() -> None:
     namespaces = ["t/a", "t/b"]
     owned = {IDS[0]: [f"t/a/{FULL}"], IDS[1]: [f"t/b/{FULL}"], IDS[2]: [], IDS[3]: []}
     placement = group_placement(FakeAdmin(_cluster_answers(owned, namespaces)), "c", "g", "t")
-    assert placement.spread_problems() == ["namespaces per domain are uneven: {'rack-1': 2, 'rack-2': 0}"]
+    assert placement.spread_problems() == ["namespaces per live domain are uneven: {'rack-1': 2, 'rack-2': 0}"]
 
 
 def test_uneven_brokers_inside_a_domain_are_reported() -> None:
     namespaces = ["t/a", "t/b", "t/c", "t/d"]
     owned = {IDS[0]: [f"t/a/{FULL}", f"t/c/{FULL}"], IDS[1]: [], IDS[2]: [f"t/b/{FULL}"], IDS[3]: [f"t/d/{FULL}"]}
     problems = group_placement(FakeAdmin(_cluster_answers(owned, namespaces)), "c", "g", "t").spread_problems()
-    assert problems == [f"namespaces per broker in rack-1 are uneven: {{'{IDS[0]}': 2, '{IDS[1]}': 0}}"]
+    assert problems == [f"namespaces per live broker in rack-1 are uneven: {{'{IDS[0]}': 2, '{IDS[1]}': 0}}"]
 
 
 def test_an_unowned_bundle_is_reported_not_guessed() -> None:
