@@ -3,6 +3,9 @@ commit, complete for `make mutate`'s selection, with every survivor explained.""
 
 from __future__ import annotations
 
+import re
+
+from pytest_pulsar_ha.mutants.catalogue import SIDE
 from tests.docs.kill_matrix_page import DATA, EXCLUDED, PAGE, ROOT, WHY, all_rows, commits, merged, render, survivors
 
 
@@ -62,3 +65,30 @@ def test_the_page_leaves_out_the_marks_make_mutate_leaves_out() -> None:
     recipe = (ROOT / "Makefile").read_text().split("\nmutate:", 1)[1].split("\n\n", 1)[0]
     marks = recipe.split('-m "not (', 1)[1].split(')"', 1)[0]
     assert set(marks.split(" or ")) == EXCLUDED
+
+
+WINDOW_VERDICT = re.compile(
+    r"(?P<kind>switch|switch_back): measured (?:(?P<never>no send acknowledged)|(?P<took>\d+\.\d+)s)[^,]*, "
+    r"expected first ack by \S+ within \[(?P<lo>\d+)ms, (?P<hi>\d+)ms\]"
+)
+
+
+def _sides(reason: str) -> set[str]:
+    """The sides on which the printed window verdicts of a row missed (the slowest producer's seconds, which is
+    what a row prints first)."""
+    sides = set()
+    for m in WINDOW_VERDICT.finditer(reason):
+        lo, hi = int(m["lo"]) / 1000, int(m["hi"]) / 1000
+        if m["never"] or float(m["took"]) > hi:
+            sides.add("late")
+        elif float(m["took"]) < lo:
+            sides.add("early")
+    return sides
+
+
+def test_every_stored_timing_kill_missed_a_window_on_its_mutants_side() -> None:
+    """The stored matrix predates the side rule (``SIDE``): each of its timing kills still holds under it."""
+    timing = [r for r in all_rows() if r[2] == "killed" and SIDE.get(r[1])]
+    assert len(timing) > 20
+    wrong = [r[:2] for r in timing if SIDE[r[1]] not in _sides(r[3])]
+    assert not wrong, wrong
