@@ -146,7 +146,7 @@ def pulsar_ha_environments(
     def start(specs: tuple[ClusterSpec, ...]) -> PulsarHaEnvironment:
         quiet = capture.global_and_fixture_disabled() if capture else contextlib.nullcontext()
         settings = dataclasses.replace(pulsar_ha_settings, clusters=specs)
-        if reuse.reuses(pytestconfig) and reuse.keeps_warm(specs):
+        if reuse.reuses(pytestconfig):
             with quiet:
                 env: PulsarHaEnvironment = reuse.warm_environment(settings)
                 return env

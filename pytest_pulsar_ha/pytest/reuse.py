@@ -1,21 +1,19 @@
 """``--pulsar-ha-reuse`` (ini ``pulsar_ha_reuse = true``): the session's environment is a warm one
 (:mod:`pytest_pulsar_ha.warm`): attached when one of the same description is up, else started by a keeper and
 left up for the next session. Every topology the session needs is kept warm, one environment each (a scenario's
-own clusters, multi-broker, metadata sync), except one whose ledger ids are seeded apart (``ledger_ids_higher``),
-which a warm environment does not describe: it gets an environment of its own, as without the option. Each
-pytest-xdist worker gets warm environments of its own (the worker id is part of the description)."""
+own clusters, multi-broker, metadata sync, ledger ids seeded apart): the description says everything that makes
+them differ. Each pytest-xdist worker gets warm environments of its own (the worker id is part of the
+description)."""
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
 from pytest_pulsar_ha.settings import HaSettings
-from pytest_pulsar_ha.settings.clusters import ClusterSpec
 
 REUSE_KEY = pytest.StashKey[bool]()
 
@@ -46,12 +44,6 @@ def configure(config: pytest.Config, settings: HaSettings) -> None:
 
 def reuses(config: pytest.Config) -> bool:
     return config.stash.get(REUSE_KEY, False)
-
-
-def keeps_warm(specs: Sequence[ClusterSpec]) -> bool:
-    """Whether a warm environment can be these clusters: its description says everything that makes them differ,
-    but not ledger ids seeded apart."""
-    return not any(spec.ledger_ids_high for spec in specs)
 
 
 def instance() -> str:

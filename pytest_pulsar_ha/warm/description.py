@@ -1,6 +1,6 @@
 """What a warm environment is, as one canonical text and its digest: a session attaches only to an environment of
-the same description (clusters in order, brokers, broker settings, auth, metadata sync, Pulsar runtime, heap,
-backend), never to one that differs in any of them."""
+the same description (clusters in order, brokers, broker settings, auth, metadata sync, ledger ids seeded apart,
+Pulsar runtime, heap, backend), never to one that differs in any of them."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 from pytest_pulsar_ha.settings import HaSettings
 from pytest_pulsar_ha.settings.clusters import ClusterSpec
 
-DESCRIPTION_VERSION = 1
+DESCRIPTION_VERSION = 2
 """Bumped when what an environment's processes are changes in a way the fields below do not show."""
 
 
@@ -23,6 +23,8 @@ class ClusterDescription:
     broker_settings: tuple[tuple[str, str], ...]
     auth: str
     metadata_sync: str
+    ledger_ids_high: bool = False
+    """its ledger ids seeded to sort above the other clusters' (``topology.ledger_ids_higher``)"""
 
     @classmethod
     def of(cls, spec: ClusterSpec) -> ClusterDescription:
@@ -32,6 +34,7 @@ class ClusterDescription:
             tuple(sorted((str(k), str(v)) for k, v in spec.broker_settings.items())),
             spec.auth or "none",
             spec.metadata_sync or "none",
+            spec.ledger_ids_high,
         )
 
     def spec(self) -> ClusterSpec:
@@ -41,6 +44,7 @@ class ClusterDescription:
             broker_settings=dict(self.broker_settings),
             auth=None if self.auth == "none" else self.auth,
             metadata_sync=None if self.metadata_sync == "none" else self.metadata_sync,
+            ledger_ids_high=self.ledger_ids_high,
         )
 
 
@@ -81,6 +85,7 @@ class EnvironmentDescription:
                     tuple((str(k), str(v)) for k, v in c["broker_settings"]),
                     str(c["auth"]),
                     str(c["metadata_sync"]),
+                    _flag(c.get("ledger_ids_high", False)),
                 )
                 for c in data["clusters"]
             )
@@ -115,6 +120,8 @@ class EnvironmentDescription:
                 text += f"[auth={c.auth}]"
             if c.metadata_sync != "none":
                 text += f"[metadata_sync={c.metadata_sync}]"
+            if c.ledger_ids_high:
+                text += "[ledger-ids-high]"
             parts.append(text)
         pins = "".join(f" {k}={v}" for k, v in self.pulsar_substitutions)
         share = f", for {self.instance}" if self.instance else ""
@@ -128,6 +135,12 @@ class EnvironmentDescription:
             if mine[key] != theirs.get(key):
                 out.append(f"{key}: {_short(mine[key])} wanted, {_short(theirs.get(key))} running")
         return out
+
+
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"ledger_ids_high is {value!r}, not true or false")
+    return value
 
 
 def _short(value: Any) -> str:

@@ -12,6 +12,7 @@ from pytest_pulsar_ha.settings.clusters import ClusterSpec
 from pytest_pulsar_ha.warm.description import EnvironmentDescription
 
 BASE = HaSettings(clusters=(ClusterSpec("cluster-a"), ClusterSpec("cluster-b")))
+SEEDED = dataclasses.replace(BASE, clusters=(ClusterSpec("cluster-a"), ClusterSpec("cluster-b", ledger_ids_high=True)))
 
 
 def test_the_same_settings_have_the_same_digest_and_it_survives_a_round_trip() -> None:
@@ -42,6 +43,12 @@ def test_the_same_settings_have_the_same_digest_and_it_survives_a_round_trip() -
             ),
             "clusters",
         ),
+        (
+            dataclasses.replace(
+                BASE, clusters=(ClusterSpec("cluster-a"), ClusterSpec("cluster-b", ledger_ids_high=True))
+            ),
+            "clusters",
+        ),
         (dataclasses.replace(BASE, backend="docker"), "backend"),
     ],
 )
@@ -52,7 +59,20 @@ def test_any_difference_in_what_runs_is_another_digest_and_is_named(changed: HaS
     assert difference.startswith(f"{field}: ") and difference.endswith(" running")
 
 
-@pytest.mark.parametrize("data", [None, [], {}, {"backend": "embedded"}, {"clusters": [{"name": 1}]}])
+def test_ledger_ids_seeded_apart_are_described_and_started_again_from_the_description() -> None:
+    seeded = dataclasses.replace(
+        BASE, clusters=(ClusterSpec("cluster-a"), ClusterSpec("cluster-b", ledger_ids_high=True))
+    )
+    description = EnvironmentDescription.from_json(EnvironmentDescription.of(seeded).to_json())
+    assert [c.spec().ledger_ids_high for c in description.clusters] == [False, True]  # what the keeper starts
+    assert "cluster-b:1[ledger-ids-high]" in description.summary()
+
+
+NOT_A_FLAG = {**EnvironmentDescription.of(BASE).to_json()}
+NOT_A_FLAG["clusters"] = [{**NOT_A_FLAG["clusters"][0], "ledger_ids_high": "yes"}]
+
+
+@pytest.mark.parametrize("data", [None, [], {}, {"backend": "embedded"}, {"clusters": [{"name": 1}]}, NOT_A_FLAG])
 def test_what_is_not_a_description_is_said_so(data: object) -> None:
     with pytest.raises(ValueError, match="not an environment description"):
         EnvironmentDescription.from_json(data)

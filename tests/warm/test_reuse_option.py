@@ -36,12 +36,3 @@ def test_another_backend_is_a_usage_error(pytester: pytest.Pytester, args: list[
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     source = "--pulsar-ha-reuse" if args else "ini pulsar_ha_reuse"
     result.stderr.fnmatch_lines([f"*{source}: warm environments run on the embedded backend only, not docker*"])
-
-
-def test_every_topology_is_kept_warm_but_ledger_ids_seeded_apart() -> None:
-    from pytest_pulsar_ha.pytest.reuse import keeps_warm
-    from pytest_pulsar_ha.settings.clusters import ClusterSpec
-
-    assert keeps_warm((ClusterSpec("cluster-a", brokers=4, broker_settings={"failureDomainsEnabled": "true"}),))
-    assert keeps_warm((ClusterSpec("cluster-a", metadata_sync="reference"), ClusterSpec("cluster-b")))
-    assert not keeps_warm((ClusterSpec("cluster-a"), ClusterSpec("cluster-b", ledger_ids_high=True)))
