@@ -46,6 +46,10 @@ NEVER_ACTED_FACT = "mutant_never_acted"
 """A run's fact saying why its mutant never acted (the run was the shipped code's): set by the run's mutation
 part, read where the run is judged."""
 
+ACTS_FACT = "mutant_acts"
+"""A run's fact: how many times a client mutant acted (each wrapped consumer or producer acts once), set by the
+run's mutation part; what its figure may grow by."""
+
 
 @dataclass(frozen=True)
 class Mutant:
@@ -61,12 +65,22 @@ class Mutant:
     missed on the other side only (a switch that came early, when the mutant makes switches late) is not its
     doing, so it kills nothing."""
 
-    def sees(self, check: CheckResult) -> bool:
+    figure: str | None = None
+    """The figure each of its acts adds one to at most (a client mutant's: ``lost``, ``duplicates``,
+    ``reorders``): a failure that would remain without its acts (more lost than it dropped) is not its doing."""
+
+    def sees(self, check: CheckResult, acts: int | None = None) -> bool:
         """Whether ``check``'s failure can be this mutant's doing: an expectation kind able to see it, failed on
-        evidence, and (for a timing mutant) its window missed on the mutant's side."""
+        evidence; for a timing mutant, its window missed on the mutant's side; for a client mutant that acted
+        ``acts`` times, a figure that would have held without those acts."""
         if check.ok or not check.evidence or check.name not in self.seen_by:
             return False
-        return self.side is None or self.side in missed_sides(check)
+        if self.side is not None and self.side not in missed_sides(check):
+            return False
+        if self.figure is None:
+            return True
+        value = check.figures.get(self.figure)
+        return acts is not None and value is not None and check.window is not None and value - acts <= check.window[1]
 
 
 @dataclass(frozen=True)
@@ -202,19 +216,28 @@ def _mutated(run: Run, scenario: Scenario, mutant: Mutant, baseline: Outcome | N
             )
         return Outcome("not applicable", f"the mutant never acted: {never_acted}; the run was the shipped code's")
     seeing = mutant.seen_by
-    killers = [c for c in failed if mutant.sees(c)]
+    acts = _count(run.facts.get(ACTS_FACT))
+    killers = [c for c in failed if mutant.sees(c, acts)]
     if killers:
         return Outcome("killed", _failed_lines(killers))
     if failed:
         side = f", its window missed {mutant.side}" if mutant.side else ""
+        grew = ""
+        if mutant.figure is not None:
+            counted = f"no more than its {acts} act(s)" if acts is not None else "its acts, which the run did not count"
+            grew = f", {mutant.figure} grown by {counted}"
         return Outcome(
             "not judged",
-            f"only expectations that cannot see this mutant (it is seen by {', '.join(seeing)}{side}) failed, or "
-            "failed on no evidence: " + _failed_lines(failed),
+            f"only expectations that cannot see this mutant (it is seen by {', '.join(seeing)}{side}{grew}) "
+            "failed, or failed on no evidence: " + _failed_lines(failed),
         )
     if mutant.explain is not None:
         return Outcome("survived", "; ".join(mutant.explain(scenario, run.checks)))
     return Outcome("survived", f"every expectation held, {', '.join(seeing)} included")
+
+
+def _count(text: str | None) -> int | None:
+    return int(text) if text is not None and text.isdigit() else None
 
 
 def decide(

@@ -10,7 +10,7 @@ from pytest_pulsar_ha.mutants.providers import PROVIDER_MUTANTS
 from pytest_pulsar_ha.scenario.expectations import SwitchBackExpectation, SwitchExpectation
 from pytest_pulsar_ha.scenario.model import Scenario
 
-__all__ = ["MUTANTS", "NEVER_ACTED_FACT", "SEEN_BY", "SIDE", "cannot_apply", "parse_mutants"]
+__all__ = ["FIGURE", "MUTANTS", "NEVER_ACTED_FACT", "SEEN_BY", "SIDE", "cannot_apply", "parse_mutants"]
 from pytest_pulsar_ha.workload.process_count import choose_processes
 
 MUTANTS: dict[str, str] = {
@@ -24,6 +24,10 @@ SEEN_BY: dict[str, tuple[str, ...]] = {
     **{name: m.seen_by for name, m in CLIENT_MUTANTS.items()},
 }
 """Each mutant's name and the expectation kinds able to see it: a kill counts only when one of them fails."""
+
+FIGURE: dict[str, str] = {name: m.figure for name, m in CLIENT_MUTANTS.items()}
+"""Each client mutant's name and the figure each of its acts adds one to at most: a failure that would remain
+without its acts (more lost than it dropped: a flaky loss) is not its doing."""
 
 SIDE: dict[str, Side | None] = {name: m.side for name, m in PROVIDER_MUTANTS.items()}
 """Each timing mutant's name and the side of a window it moves a switch to: a window missed only on the other

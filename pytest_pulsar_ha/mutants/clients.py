@@ -134,13 +134,21 @@ class ClientMutant:
     wrap: Callable[[Any, threading.Event], Any]
     seen_by: tuple[str, ...]
     """The expectation kinds able to see it: only their failure (on evidence) kills it."""
+    figure: str
+    """The figure of that expectation each of its acts adds one to at most: a failure beyond that is not its
+    doing."""
 
 
 CLIENT_MUTANTS: dict[str, ClientMutant] = {
     m.name: m
     for m in (
         ClientMutant(
-            "drop_one", "a consumer that loses one message after the switch", "consumer", DroppingConsumer, ("no_loss",)
+            "drop_one",
+            "a consumer that loses one message after the switch",
+            "consumer",
+            DroppingConsumer,
+            ("no_loss",),
+            "lost",
         ),
         ClientMutant(
             "twice_one",
@@ -148,6 +156,7 @@ CLIENT_MUTANTS: dict[str, ClientMutant] = {
             "consumer",
             DuplicatingConsumer,
             ("max_duplicates",),
+            "duplicates",
         ),
         ClientMutant(
             "swap_two",
@@ -155,9 +164,15 @@ CLIENT_MUTANTS: dict[str, ClientMutant] = {
             "consumer",
             SwappingConsumer,
             ("ordering",),
+            "reorders",
         ),
         ClientMutant(
-            "lose_one_ack", "a producer that loses one acknowledged send", "producer", AckLosingProducer, ("no_loss",)
+            "lose_one_ack",
+            "a producer that loses one acknowledged send",
+            "producer",
+            AckLosingProducer,
+            ("no_loss",),
+            "lost",
         ),
     )
 }

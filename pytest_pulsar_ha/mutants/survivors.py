@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from pytest_pulsar_ha.checks.outcome import Mutant
 from pytest_pulsar_ha.checks.result import CheckResult
-from pytest_pulsar_ha.mutants.catalogue import SEEN_BY, SIDE
+from pytest_pulsar_ha.mutants.catalogue import FIGURE, SEEN_BY, SIDE
 from pytest_pulsar_ha.scenario.expectations import SwitchBackExpectation, SwitchExpectation
 from pytest_pulsar_ha.scenario.model import Scenario
 
@@ -67,4 +67,5 @@ def judged_as(mutant: str) -> Mutant:
         SEEN_BY[mutant],
         lambda scenario, checks: explain_survivor(scenario, mutant, checks),
         side=SIDE.get(mutant),
+        figure=FIGURE.get(mutant),
     )

@@ -10,6 +10,7 @@ import pytest
 
 from pytest_pulsar_ha.checks.deadlocks import Deadlock
 from pytest_pulsar_ha.checks.outcome import (
+    ACTS_FACT,
     COMPLETED,
     DEVIATED_BEFORE,
     INTERRUPTED,
@@ -91,7 +92,9 @@ def switch(ok: bool = True, seconds: float | None = None) -> CheckResult:
 
 
 def no_loss(lost: int = 0) -> CheckResult:
-    return CheckResult("no_loss", not lost, "every send received", f"lost={lost}", figures={"lost": lost})
+    return CheckResult(
+        "no_loss", not lost, "every send received", f"lost={lost}", figures={"lost": lost}, window=(0, 0)
+    )
 
 
 UNUSABLE = no_evidence("no_loss", "every send received", "the history is not usable: no file")
@@ -315,6 +318,36 @@ TABLE: list[tuple[str, str, Run, set[str], Mutant | None, Outcome | None, str, s
         PASSED,
         "killed",
         "switch: measured 1.90s",
+    ),
+    (
+        "a loss of the client mutant's own acts",
+        "",
+        Run([switch(), no_loss(1)], facts={ACTS_FACT: "1"}),
+        set(),
+        DROP,
+        PASSED,
+        "killed",
+        "no_loss: measured lost=1",
+    ),
+    (
+        "a flaky loss beyond the client mutant's acts kills it not",
+        "",
+        Run([switch(), no_loss(3)], facts={ACTS_FACT: "1"}),
+        set(),
+        DROP,
+        PASSED,
+        "not judged",
+        "lost grown by no more than its 1 act(s)) failed",
+    ),
+    (
+        "a client mutant whose acts were not counted",
+        "",
+        Run([switch(), no_loss(1)]),
+        set(),
+        DROP,
+        PASSED,
+        "not judged",
+        "lost grown by its acts, which the run did not count",
     ),
     (
         "a flaky early switch kills no late mutant",

@@ -22,7 +22,8 @@ INTRO = """# Kill matrix of the shipped scenarios
 What `pulsar-ha mutate` ([how-to](../how-to/mutate.md)) printed for the shipped scenario files, one file at a time
 on one environment, every file at one commit ({commits}); each case runs unmutated first, and a mutant counts as
 killed only when an expectation able to see it fails on evidence while that baseline passed (a timing mutant's
-window missed on its side: late or early; each stored timing kill does). Stored as printed;
+window missed on its side, late or early; a client mutant's figure grown by no more than its acts; each stored
+kill does, tests hold). Stored as printed;
 where a file shows a second run, it ran again, at the same commit, items the first could not judge.
 Files not run: {missing}. No mutant applies to any case of {none} (the reason each case gives is in
 `pytest_pulsar_ha/mutants/catalogue.py`'s `cannot_apply`: no provider switch for a client mutant to follow, no

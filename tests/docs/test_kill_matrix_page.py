@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from pytest_pulsar_ha.mutants.catalogue import SIDE
+from pytest_pulsar_ha.mutants.catalogue import FIGURE, SIDE
 from tests.docs.kill_matrix_page import DATA, EXCLUDED, PAGE, ROOT, WHY, all_rows, commits, merged, render, survivors
 
 
@@ -92,3 +92,27 @@ def test_every_stored_timing_kill_missed_a_window_on_its_mutants_side() -> None:
     assert len(timing) > 20
     wrong = [r[:2] for r in timing if SIDE[r[1]] not in _sides(r[3])]
     assert not wrong, wrong
+
+
+def test_every_stored_client_kill_grew_its_figure_by_no_more_than_its_wrapped_objects() -> None:
+    """The stored matrix predates counting a client mutant's acts (``FIGURE``): each wrapped consumer or producer
+    acts at most once, so each stored client kill's figure is at most how many it wrapped."""
+    from pytest_pulsar_ha.mutants.clients import CLIENT_MUTANTS
+    from pytest_pulsar_ha.scenario.loader import load_scenarios
+
+    cases = {
+        c.id: c.scenario for p in sorted((ROOT / "scenarios").rglob("*.pulsar-ha.yaml")) for c in load_scenarios(p)
+    }
+    kills = [r for r in all_rows() if r[2] == "killed" and r[1] in FIGURE]
+    assert len(kills) > 5
+    beyond = []
+    for case, mutant, _, reason in kills:
+        workload = cases[case].workload
+        each = workload.producers if CLIENT_MUTANTS[mutant].wraps == "producer" else workload.consumers
+        wrapped = each * len(workload.topics) * workload.namespaces
+        found = re.search(rf"\b{FIGURE[mutant]}=(\d+)", reason)
+        assert found is not None, (case, mutant, reason)
+        value = int(found.group(1))
+        if not 0 < value <= wrapped:
+            beyond.append((case, mutant, value, wrapped))
+    assert beyond == []

@@ -10,11 +10,14 @@ from typing import Any
 
 import pytest
 
+from pytest_pulsar_ha.checks.outcome import ACTS_FACT, Outcome, decide
+from pytest_pulsar_ha.mutants.survivors import judged_as
 from pytest_pulsar_ha.run.conductor import execute
 from pytest_pulsar_ha.runtime.environment import PulsarHaEnvironment
 from pytest_pulsar_ha.scenario.loader import load_scenarios
 
 pytestmark = pytest.mark.real_clusters
+PASSED = Outcome("passed", "the unmutated case passed in this session")
 
 # I = 0.5 s, D = 2 s: S = I/2 + D = 2.25 s, the derived window [2.2 s, 2.7 s]; the loose one is two intervals
 # (1 s) wider. The late mutant switches at S + I = 2.75 s, its first ack R later: out of the first, inside the
@@ -51,3 +54,5 @@ def test_a_producer_that_loses_an_acknowledged_send_is_killed_by_no_loss(
     tight, loose, no_loss = result.checks
     assert tight.ok and loose.ok, result.describe()  # the provider is the shipped one
     assert not no_loss.ok and re.search(r"(^|, )lost=1(,|$)", no_loss.measured), result.describe()
+    assert result.facts[ACTS_FACT] == "1"  # one producer: lost grew by its one act, so the loss is the mutant's
+    assert decide(result, case.scenario, mutant=judged_as("lose_one_ack"), baseline=PASSED).kind == "killed"

@@ -7,6 +7,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from pytest_pulsar_ha.checks.outcome import ACTS_FACT
 from pytest_pulsar_ha.mutants.catalogue import MUTANTS, NEVER_ACTED_FACT, cannot_apply
 from pytest_pulsar_ha.mutants.clients import CLIENT_MUTANTS
 from pytest_pulsar_ha.mutants.providers import PROVIDER_MUTANTS
@@ -23,6 +24,8 @@ class Mutation(Part):
         self.unsubscribe: Any = None
         self.never_acted: Callable[[], str | None] = lambda: None
         """after the run: why the mutant never acted (its run was the shipped code's), or None"""
+        self.acts: Callable[[], int | None] = lambda: None
+        """after the run: how many times a client mutant acted (None for a provider mutant)"""
 
     @classmethod
     def of(cls, ctx: RunContext) -> Mutation | None:
@@ -59,6 +62,7 @@ class Mutation(Part):
             return f"no {mutant.wraps} call came after the provider's first switch in this run"
 
         self.never_acted = never_acted
+        self.acts = lambda: sum(1 for w in wrapped if w.acted)
 
         if mutant.wraps == "consumer":
             ctx.wrap_consumer = wrap
@@ -69,6 +73,9 @@ class Mutation(Part):
         reason = self.never_acted()
         if reason is not None:
             ctx.facts[NEVER_ACTED_FACT] = reason
+        acts = self.acts()
+        if acts is not None:
+            ctx.facts[ACTS_FACT] = str(acts)
 
     def close(self, ctx: RunContext) -> None:
         if self.unsubscribe is not None:
