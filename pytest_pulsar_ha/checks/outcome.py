@@ -64,7 +64,6 @@ class Mutant:
     """The side of a window it moves a switch to (``late``, ``early``), where it is a timing mutant: a window
     missed on the other side only (a switch that came early, when the mutant makes switches late) is not its
     doing, so it kills nothing."""
-
     figure: str | None = None
     """The figure each of its acts adds one to at most (a client mutant's: ``lost``, ``duplicates``,
     ``reorders``): a failure that would remain without its acts (more lost than it dropped) is not its doing."""
