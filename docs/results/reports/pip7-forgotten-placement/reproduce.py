@@ -29,11 +29,11 @@ What happens between the two look-ups is the trial's kind (``--kinds``, each run
   and B is looked up only once A's owner has written a report that lists A's bundle (``lastBundleGains`` no
   longer holds it). Predicted: B always in the other domain.
 
-Per trial it prints the leader, where A and B landed, and how many brokers the leader considered for B (its INFO
-line ``N brokers being considered for assignment of ...``: 2, the other domain's, when A was counted; 4 when A
-was forgotten). Then it unloads the trial's namespaces and waits until no broker reports them, so that every
-trial starts from the same load (the placement among equal candidates goes to the least long-term message rate,
-ties at random, and bundles left behind would skew it).
+Per trial it prints the leader, where A and B landed, and how many brokers the leader considered for the second
+of the two placements (its INFO line ``N brokers being considered for assignment of ...``: 2, the other
+domain's, when the first was counted; 4 when it was forgotten). Then it unloads the trial's namespaces and
+waits until no broker reports them, so that every trial starts from the same load (the placement among equal
+candidates goes to the least long-term message rate, ties at random, and bundles left behind would skew it).
 
 Reports: a broker checks every ``loadBalancerReportUpdateMinIntervalMillis`` (set to 1000 here, default 5000)
 whether its load changed by more than ``loadBalancerReportUpdateThresholdPercentage`` (set to 0, default 10) and
@@ -413,16 +413,22 @@ def prepare(cluster: Cluster, plan: list[tuple[int, str]]) -> None:
     time.sleep(3)
 
 
-def candidates(cluster: Cluster, namespace: str) -> str:
-    """How many brokers the leader considered for the namespace's bundle, from its INFO line
-    (``N brokers being considered for assignment of ...``): 2 when A was counted, 4 when it was forgotten."""
-    needle = f" brokers being considered for assignment of {namespace}/{FULL_BUNDLE}"
+def second_placement(cluster: Cluster, a: str, b: str) -> tuple[str, str]:
+    """Which of A and B the leader placed second, and how many brokers it considered for it, from its INFO lines
+    (``N brokers being considered for assignment of ...``, in the order written): 2 when the first one was
+    counted, 4 when it was forgotten. ``?`` where the lines are missing."""
+    needles = {ns: f" brokers being considered for assignment of {ns}/{FULL_BUNDLE}" for ns in (a, b)}
     for broker in cluster.brokers:
         for path in sorted(p for p in broker.logs.glob("*.log") if p.is_file()):
-            for line in path.read_text(errors="replace").splitlines():
-                if line.endswith(needle):
-                    return line[: -len(needle)].split()[-1]
-    return "?"
+            found = [
+                (ns, line[: -len(needle)].split()[-1])
+                for line in path.read_text(errors="replace").splitlines()
+                for ns, needle in needles.items()
+                if line.endswith(needle)
+            ]
+            if len(found) >= 2:
+                return found[-1]
+    return "?", "?"
 
 
 def clean_up(cluster: Cluster, leader: Broker, namespaces: list[str]) -> None:
@@ -445,8 +451,8 @@ def clean_up(cluster: Cluster, leader: Broker, namespaces: list[str]) -> None:
 
 
 def trial(cluster: Cluster, number: int, kind: str) -> tuple[bool, bool, bool]:
-    """One trial; returns (the rule was broken, A was placed on a broker other than the leader, the leader
-    considered all 4 brokers for B)."""
+    """One trial; returns (the rule was broken, the first placed went to a broker other than the leader, the
+    leader considered all 4 brokers for the second placement)."""
     a, b = f"{TENANT}/trial-{number}-a", f"{TENANT}/trial-{number}-b"
     leader = cluster.leader()
     between = ""
@@ -500,15 +506,18 @@ def trial(cluster: Cluster, number: int, kind: str) -> tuple[bool, bool, bool]:
         owner_b = cluster.by_id(lookup(leader, b))
     broken = owner_a.domain == owner_b.domain
     clean_up(cluster, leader, [a, b, f"{TENANT}/filler-{number}"])
-    considered = candidates(cluster, b)  # read after the clean-up: the log line is written asynchronously
+    # read after the clean-up: the leader's log lines are written asynchronously
+    second, considered = second_placement(cluster, a, b)
+    label = {a: "B", b: "A"}.get(second, "?") + " first" if kind == "concurrent" else "A first"
     where = "the same broker" if owner_a is owner_b else "the same domain" if broken else "different domains"
     verdict = f"BROKEN: both in {owner_a.domain}, the other domain holds none" if broken else "as the rule says"
     log(
         f"trial {number} ({kind}): leader {leader.label()}; A on {owner_a.label()}"
-        f"{' = the leader' if owner_a is leader else ''}; {between}; the leader considered {considered} brokers "
-        f"for B; B on {owner_b.label()}: {where} ({verdict})"
+        f"{' = the leader' if owner_a is leader else ''}; {between}; B on {owner_b.label()}: {where} ({verdict}); "
+        f"the leader placed {label} and considered {considered} brokers for the second"
     )
-    return broken, owner_a is not leader, considered == "4"
+    first_owner = owner_b if second == a else owner_a
+    return broken, first_owner is not leader, considered == "4"
 
 
 def reproduce(
@@ -540,8 +549,10 @@ def reproduce(
         forgotten = [b for b, _, all_four in done if all_four]
         summary.append(
             f"{kind}: broken in {broken} of {len(done)} trials "
-            f"({sum(elsewhere)} of the {len(elsewhere)} where A went to a broker other than the leader; "
-            f"A forgotten, all 4 brokers considered for B, in {len(forgotten)}, of which broken {sum(forgotten)})"
+            f"({sum(elsewhere)} of the {len(elsewhere)} where the first placed went to a broker other than the "
+            "leader; "
+            f"the first placement forgotten, all 4 brokers considered for the second, in {len(forgotten)}, "
+            f"of which broken {sum(forgotten)})"
         )
     log("summary: " + "; ".join(summary))
     return 0 if any(b for done in results.values() for b, _, _ in done) else 1
