@@ -73,6 +73,8 @@ class Dossier:
     """whose log, and what the lines say (or why there is none)"""
     script: str = ""
     """the plain reproduction beside the report (``reproduce.py``), '' when none yet"""
+    script_about: str = ""
+    """what the plain script starts and does, for the report ('' : the PIP-136 scripts' two standalones)"""
 
 
 _AMS = "pulsar-metadata/src/main/java/org/apache/pulsar/metadata/impl/AbstractMetadataStore.java"
@@ -143,6 +145,51 @@ _REPL_DROP = CodePointer(
     "GeoReplicationProducerImpl.printWarnLogWhenCanNotDetermineDeduplication",
     (269, 272),
     "logs a source entry `dropped because Broker can not determine whether is duplicate or not`",
+)
+
+
+_MLM = "pulsar-broker/src/main/java/org/apache/pulsar/broker/loadbalance/impl/ModularLoadManagerImpl.java"
+_LMS = "pulsar-broker/src/main/java/org/apache/pulsar/broker/loadbalance/impl/LoadManagerShared.java"
+_UPDATE_BUNDLE_DATA = CodePointer(
+    _TAG,
+    _MLM,
+    "ModularLoadManagerImpl.updateBundleData",
+    (553, 614),
+    "on every load report (`handleDataNotification` -> `updateAll`, lines 288-300 and 492-500) rebuilds "
+    "`brokerToNamespaceToBundleRange` per broker from the bundles the broker reported (`getLastStats()`) and its "
+    "preallocated bundles (lines 600-601); a preallocated bundle is removed when `getOwnedServiceUnits()` (the "
+    "leader's own ownership, line 580) does not hold it (lines 588-591), so a bundle placed on another broker and "
+    "not yet in that broker's report drops out of the count",
+)
+_PREALLOCATE = CodePointer(
+    _TAG,
+    _MLM,
+    "ModularLoadManagerImpl.preallocateBundle",
+    (890, 898),
+    "a placement (`selectBrokerForAssignment`, lines 865-886) adds the bundle to the chosen broker's preallocated "
+    "bundles and to `brokerToNamespaceToBundleRange`: counted until the next rebuild",
+)
+_SELECT_BROKER = CodePointer(
+    _TAG,
+    _MLM,
+    "ModularLoadManagerImpl.selectBroker",
+    (902, 994),
+    "filters the candidates by the group's count (`LoadManagerShared.filterAntiAffinityGroupOwnedBrokers`, line "
+    "916) and logs `{} brokers being considered for assignment of {}` (line 933): 2 (the other domain's) when the "
+    "group's first namespace is counted, 4 when it was forgotten",
+)
+_ANTI_AFFINITY_FILTER = CodePointer(
+    _TAG,
+    _LMS,
+    "LoadManagerShared.filterAntiAffinityGroupOwnedBrokers",
+    (418, 457),
+    "keeps the brokers of the domains, then the brokers, holding the fewest namespaces of the group, as counted in "
+    "the map it is given: with the first namespace forgotten every broker holds none",
+)
+_PIP7_QUERIES = (
+    "anti-affinity namespace placed on same broker failure domain",
+    "brokerToNamespaceToBundleRange preallocated bundle updateBundleData anti-affinity",
+    "ModularLoadManagerImpl preallocated bundle forgotten load report anti-affinity concurrent assignment same domain",
 )
 
 
@@ -324,6 +371,52 @@ DOSSIERS: dict[str, Dossier] = {
         "for a later source entry while a refused one is still pending ('Received an msg send receipt[error]'), then "
         "source entries 'dropped because Broker can not determine whether is duplicate or not'; stored from the first "
         "run on each version",
+    ),
+    "pip7-forgotten-placement": Dossier(
+        "broker defect",
+        PULSAR,
+        counter_check="anti-affinity-spread",
+        code=(_UPDATE_BUNDLE_DATA, _PREALLOCATE, _SELECT_BROKER, _ANTI_AFFINITY_FILTER),
+        threads=(
+            Thread(
+                f"{PULSAR}#16563",
+                "pull request",
+                "open",
+                "another flaw of the group's count (`getAntiAffinityNamespaceOwnedBrokers` counts the namespace being "
+                "placed); not the forgotten preallocation",
+            ),
+            Thread(
+                f"{PULSAR}#19260",
+                "pull request",
+                "closed",
+                "concurrent lookups of one bundle with a bundle affinity broker, answered through "
+                "`preallocatedBundleToBroker`; not the anti-affinity count",
+            ),
+            Thread(
+                f"{PULSAR}#478",
+                "issue",
+                "closed",
+                "preallocated bundles never cleared from the leader's map (fixed by #481, 2017); the clearing this "
+                "finding meets is the rule that fix led to",
+            ),
+        ),
+        searched="2026-11-30",
+        queries=_PIP7_QUERIES,
+        log_pattern=r"brokers being considered for assignment of pip7/trial-",
+        log_note="the load manager's leader (broker 0 in every stored run; logger "
+        "`org.apache.pulsar.broker.loadbalance.impl.ModularLoadManagerImpl`, INFO): one line per placement of a "
+        "trial's namespace (`trial-N-a`, `trial-N-b`) with the number of candidates left after the anti-affinity "
+        "filter, 2 (the other domain's) when the group's first namespace is counted and 4 when it was forgotten; "
+        "kept from each stored run of the plain script (`run-N-broker-0.log`), the first lines of each",
+        script="reproduce.py",
+        script_about="starts one Pulsar cluster from a Pulsar home (its argument, or `PULSAR_HOME`): one "
+        "ZooKeeper, one bookie and 4 brokers in 2 failure domains. Each trial places a fresh anti-affinity group of "
+        "two namespaces through the leader, in turn: `report` (a load report provoked between the two placements), "
+        "`concurrent` (both looked up at the same instant) and `reported` (the first namespace's owner reports it "
+        "before the second lookup, as the plugin's own placement does: the counter-check, which the scenario "
+        "case `anti-affinity-spread` stands for on the page). It prints where each namespace landed and how many "
+        "brokers the leader considered for the second, and stops everything it started. It needs Python 3.8+ and "
+        "Java 17+, nothing else:",
     ),
     "standalone-restart-loop": Dossier("broker defect", PULSAR),
 }

@@ -241,6 +241,19 @@ FINDINGS: tuple[Finding, ...] = (
         "source position is below the replicator's watermark) and never stored there",
     ),
     Finding(
+        "pip7-forgotten-placement",
+        "PIP-7: the load manager's leader forgets a namespace it placed on another broker until that broker reports "
+        "it, and puts the next namespace of the anti-affinity group in the same failure domain",
+        ("scenarios/multi-broker/failure-domains.pulsar-ha.yaml::anti-affinity-spread[domain-outage]",),
+        ("placement",),
+        "not reported upstream yet (ModularLoadManagerImpl.updateBundleData)",
+        "each namespace of an anti-affinity group goes to the failure domain, then the broker, that holds the fewest "
+        "of the group, also when two of them are placed one shortly after the other",
+        "a load report between two placements makes the leader rebuild its count of the group without the first "
+        "namespace (placed on another broker, not yet reported by it): the second is placed among all brokers as "
+        "if the first did not exist, in the first's domain or on its broker",
+    ),
+    Finding(
         "standalone-restart-loop",
         "a standalone killed with SIGKILL restarts into a loop on its bookie's registration lock",
         (),
