@@ -21,7 +21,8 @@ from typing import Any
 import yaml
 
 from pytest_pulsar_ha.report import script_runs
-from pytest_pulsar_ha.report.finding_dossiers import UPSTREAM_REPOSITORIES, Dossier, dossier
+from pytest_pulsar_ha.report.dossier_model import UPSTREAM_REPOSITORIES, Dossier
+from pytest_pulsar_ha.report.finding_dossiers import dossier
 from pytest_pulsar_ha.report.finding_status import MIN_RUNS, Standing, plural, standing, verdict
 from pytest_pulsar_ha.report.findings import VERSIONS, CaseRun, Finding, Observation
 

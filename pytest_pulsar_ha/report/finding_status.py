@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pytest_pulsar_ha.report.finding_dossiers import Kind, dossier
+from pytest_pulsar_ha.report.dossier_model import Kind
+from pytest_pulsar_ha.report.finding_dossiers import dossier
 from pytest_pulsar_ha.report.findings import CaseRun, Finding, Observation
 
 MIN_RUNS = 5

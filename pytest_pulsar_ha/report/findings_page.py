@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pytest_pulsar_ha.report.finding_dossiers import KINDS, dossier
+from pytest_pulsar_ha.report.dossier_model import KINDS
+from pytest_pulsar_ha.report.finding_dossiers import dossier
 from pytest_pulsar_ha.report.finding_status import MIN_RUNS, standing
 from pytest_pulsar_ha.report.findings import (
     FINDINGS,

@@ -13,7 +13,8 @@ import yaml
 
 from pytest_pulsar_ha.cli import main
 from pytest_pulsar_ha.cli.findings import DATA, PAGE, RUNS
-from pytest_pulsar_ha.report.finding_dossiers import DOSSIERS, KINDS, PULSAR
+from pytest_pulsar_ha.report.dossier_model import KINDS, PULSAR
+from pytest_pulsar_ha.report.finding_dossiers import DOSSIERS
 from pytest_pulsar_ha.report.finding_reports import REPORTS, minimal_case, render_report
 from pytest_pulsar_ha.report.finding_status import MIN_RUNS, standing
 from pytest_pulsar_ha.report.findings import FINDINGS, CaseRun, Finding, Observation, load, load_runs
