@@ -151,6 +151,8 @@ def assemble(
             run_with_progress(
                 [
                     mvn,
+                    "-B",  # batch mode, no colours: Maven's words reach the error as they are, no escape codes
+                    "-Dstyle.color=never",
                     "--strict-checksums",
                     f"{DEPENDENCY_PLUGIN}:copy-dependencies",
                     "-DincludeScope=runtime",
