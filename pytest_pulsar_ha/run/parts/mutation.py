@@ -24,8 +24,8 @@ class Mutation(Part):
         self.unsubscribe: Any = None
         self.never_acted: Callable[[], str | None] = lambda: None
         """after the run: why the mutant never acted (its run was the shipped code's), or None"""
-        self.acts: Callable[[], int | None] = lambda: None
-        """after the run: how many times a client mutant acted (None for a provider mutant)"""
+        self.wrapped: list[Any] | None = None
+        """a client mutant's wrapped consumers or producers (None for a provider mutant): each acts once at most"""
 
     @classmethod
     def of(cls, ctx: RunContext) -> Mutation | None:
@@ -49,6 +49,7 @@ class Mutation(Part):
         mutant = CLIENT_MUTANTS[self.name]
 
         wrapped: list[Any] = []
+        self.wrapped = wrapped
 
         def wrap(handle: Any) -> Any:
             wrapped.append(mutant.wrap(handle, switched))
@@ -62,7 +63,6 @@ class Mutation(Part):
             return f"no {mutant.wraps} call came after the provider's first switch in this run"
 
         self.never_acted = never_acted
-        self.acts = lambda: sum(1 for w in wrapped if w.acted)
 
         if mutant.wraps == "consumer":
             ctx.wrap_consumer = wrap
@@ -73,9 +73,8 @@ class Mutation(Part):
         reason = self.never_acted()
         if reason is not None:
             ctx.facts[NEVER_ACTED_FACT] = reason
-        acts = self.acts()
-        if acts is not None:
-            ctx.facts[ACTS_FACT] = str(acts)
+        if self.wrapped is not None:
+            ctx.facts[ACTS_FACT] = str(sum(1 for w in self.wrapped if w.acted))
 
     def close(self, ctx: RunContext) -> None:
         if self.unsubscribe is not None:
