@@ -67,4 +67,4 @@ class Dossier:
     script: str = ""
     """the plain reproduction beside the report (``reproduce.py``), '' when none yet"""
     script_about: str = ""
-    """what the plain script starts and does, for the report ('' : the PIP-136 scripts' two standalones)"""
+    """what the plain script starts and does, for the report (after its link; every dossier with a script says)"""

@@ -68,6 +68,11 @@ _ACK = CodePointer(
     "acknowledges the event once the handler's future completes, so the dropped event is never redelivered",
 )
 _SEARCHED = "2026-11-29"
+_PIP136_SCRIPT = (
+    "starts two Pulsar standalones from a Pulsar home (its argument, or `PULSAR_HOME`), turns on PIP-136's "
+    "configuration synchronizer between them, drives the writes through the admin REST API, prints what each "
+    "cluster holds, and stops everything it started. It needs Python 3.8+ and Java 17+, nothing else:"
+)
 _PIP136_QUERIES = (
     "PIP-136 metadata sync shouldIgnoreEvent timestamp BadVersionException event ignored",
     "metadata event ignored lastUpdatedTimestamp modification timestamp replication delay last writer wins",
@@ -154,6 +159,7 @@ DOSSIERS: dict[str, Dossier] = {
         "broker's log; the divergence shows only in the admin API's answers (and in the synchronizer's "
         "subscription, which acknowledged every event)",
         script="reproduce.py",
+        script_about=_PIP136_SCRIPT,
     ),
     "pip136-silent-no-op": Dossier(
         "broker defect",
@@ -181,6 +187,7 @@ DOSSIERS: dict[str, Dossier] = {
         "two writes stamped close together, which the origin-time rule decides), and an attempt whose drop was "
         "logged could still end with both clusters agreeing",
         script="reproduce.py",
+        script_about=_PIP136_SCRIPT,
     ),
     "pip136-clock-skew": Dossier(
         "limit of the design",

@@ -166,19 +166,9 @@ def _reproduction(root: Path, finding: Finding, info: Dossier) -> list[str]:
     script = report_dir(root, finding.key) / info.script if info.script else None
     if script is None or not script.is_file():
         return [*lines, "No plain script yet."]
-    about = (
-        [f"[`{info.script}`]({finding.key}/{info.script}) {info.script_about}"]
-        if info.script_about
-        else [
-            f"[`{info.script}`]({finding.key}/{info.script}) starts two Pulsar standalones from a Pulsar home (its",
-            "argument, or `PULSAR_HOME`), turns on PIP-136's configuration synchronizer between them, drives the",
-            "writes through the admin REST API, prints what each cluster holds, and stops everything it started. It",
-            "needs Python 3.8+ and Java 17+, nothing else:",
-        ]
-    )
     return [
         *lines,
-        *about,
+        f"[`{info.script}`]({finding.key}/{info.script}) {info.script_about}",
         "",
         "```bash",
         f"python3 {info.script} /path/to/apache-pulsar-4.2.4",
